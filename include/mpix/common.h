@@ -1,0 +1,99 @@
+/**
+ * @file mpix/common.h
+ * @brief What every mpix module shares: library version, mpix error classes, hint checking.
+ *
+ * @section errors Error handling
+ * Every MPIX_ function returns an MPI error code. On failure it first calls the error
+ * handler of the object involved (the communicator, the window; MPI_COMM_WORLD when
+ * there is none, as MPI-3 does), so MPI_ERRORS_ARE_FATAL aborts and MPI_ERRORS_RETURN
+ * hands the code back. Errors that mpix detects itself carry a code of one of mpix's own
+ * error classes (see ::MPIX_Error_kind); MPI_Error_string() on that code names what went
+ * wrong and the offending value, for example
+ * `mpix: invalid value 'banana' for hint 'storage_alloc_factor' (info): expected a number in [0, 1] or auto`.
+ *
+ * mpix keeps a small pool of error codes per class and rewrites their strings, so the
+ * text of a code stays valid until 32 further errors of the same class have occurred in
+ * the process; the class of a code never changes. The classes are registered lazily,
+ * once per process, with MPI_Add_error_class.
+ *
+ * @section hints Hints
+ * Module behaviour is tuned by MPI_Info keys; some keys also have an environment
+ * variable that supplies the default when no info is passed (documented with each key
+ * in docs/). A malformed value is an error of class ::MPIX_ERRKIND_BAD_HINT naming the
+ * key, the value and where it came from; unknown keys are ignored, as MPI ignores them.
+ */
+#ifndef MPIX_COMMON_H
+#define MPIX_COMMON_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Size of the buffer MPIX_Get_library_version() needs, terminating NUL included. */
+#define MPIX_MAX_LIBRARY_VERSION_STRING 256
+
+/**
+ * @brief The categories of errors that mpix detects itself; each is one MPI error class.
+ *
+ * Use MPIX_Query_error_class() to learn the MPI class number of a category, then compare
+ * it with the class of a returned code (MPI_Error_class()).
+ */
+typedef enum MPIX_Error_kind {
+    MPIX_ERRKIND_BAD_HINT = 0,  /**< an info key or environment variable has a malformed value */
+    MPIX_ERRKIND_STORAGE_IO,    /**< a file or device operation failed (open, reserve, map, sync) */
+    MPIX_ERRKIND_DATATYPE,      /**< a datatype mpix cannot handle in this call */
+    MPIX_ERRKIND_UNSUPPORTED,   /**< the OS or MPI refused a facility mpix needs and no fallback applies */
+    MPIX_ERRKIND_ARGUMENT,      /**< an argument outside what the call accepts (the value is named) */
+    MPIX_ERRKIND_PEER,          /**< a collective call failed on another rank (its rank and message are named) */
+    MPIX_ERRKIND_COUNT          /**< number of categories; not a category */
+} MPIX_Error_kind;
+
+/**
+ * @brief Version of the mpix library the program runs with.
+ *
+ * Writes `mpix MAJOR.MINOR.PATCH` followed by the MPI, hwloc and libnuma it was built
+ * with, e.g. `mpix 0.1.0 (Open MPI 4.1.4; hwloc 2.9.0; libnuma)`.
+ * May be called before MPI_Init and after MPI_Finalize, like MPI_Get_library_version.
+ *
+ * @param[out] version   buffer of at least ::MPIX_MAX_LIBRARY_VERSION_STRING chars
+ * @param[out] resultlen length written, terminating NUL excluded
+ * @return MPI_SUCCESS; MPI_ERR_ARG if a pointer is NULL (no handler can be called then
+ *         if MPI is not initialized).
+ * @par Complexity O(1).
+ */
+int MPIX_Get_library_version(char *version, int *resultlen);
+
+/**
+ * @brief MPI error class number of an mpix error category.
+ *
+ * Registers mpix's classes on first use. Needs MPI to be initialized.
+ *
+ * @param kind        one of ::MPIX_Error_kind
+ * @param[out] errorclass the class, comparable with MPI_Error_class() of a returned code
+ * @return MPI_SUCCESS; an ::MPIX_ERRKIND_ARGUMENT code naming @p kind if it is out of range.
+ *         Errors are raised on MPI_COMM_WORLD.
+ * @par Complexity O(1) after the first call.
+ */
+int MPIX_Query_error_class(int kind, int *errorclass);
+
+/**
+ * @brief Check every mpix hint in @p info, and every mpix environment variable, for a
+ *        well-formed value.
+ *
+ * Each module also checks its hints when it is called; this lets a program reject a bad
+ * configuration up front, before it allocates anything. Keys mpix does not know are
+ * ignored. Environment variables are checked even when @p info is MPI_INFO_NULL.
+ *
+ * @param info MPI_INFO_NULL or an info object
+ * @return MPI_SUCCESS, or a code of class ::MPIX_ERRKIND_BAD_HINT whose string names the
+ *         first bad key (or variable) and its value. Errors are raised on MPI_COMM_WORLD.
+ * @par Complexity O(number of mpix hints).
+ */
+int MPIX_Info_validate(MPI_Info info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

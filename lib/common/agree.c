@@ -1,0 +1,37 @@
+#include "agree.h"
+#include "error.h"
+
+#include <string.h>
+
+typedef struct failure_report {
+    int kind;
+    char text[MPI_MAX_ERROR_STRING];
+} failure_report;
+
+int mpix_agree(MPI_Comm comm, int local_code)
+{
+    struct { int failed; int rank; } mine, first;
+    failure_report report;
+    int rc, length;
+
+    MPI_Comm_rank(comm, &mine.rank);
+    mine.failed = local_code != MPI_SUCCESS;
+    rc = MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, comm);
+    if (rc != MPI_SUCCESS)
+        return mine.failed ? local_code : rc;
+    if (!first.failed)
+        return MPI_SUCCESS;
+
+    memset(&report, 0, sizeof report);
+    if (mine.rank == first.rank) {
+        report.kind = mpix_error_kind_of(local_code);
+        MPI_Error_string(local_code, report.text, &length);
+    }
+    rc = MPI_Bcast(&report, sizeof report, MPI_BYTE, first.rank, comm);
+    if (mine.failed)
+        return local_code;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return mpix_error(report.kind >= 0 ? (MPIX_Error_kind)report.kind : MPIX_ERRKIND_PEER,
+                      "failed on rank %d: %.180s", first.rank, report.text);
+}

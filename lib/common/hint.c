@@ -1,0 +1,154 @@
+#include "hint.h"
+#include "error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Index of @word (length @length) among the '|'-separated @keywords, or -1. */
+static int keyword_index(const char *keywords, const char *word, size_t length)
+{
+    int index = 0;
+    for (const char *start = keywords; start && *start; index++) {
+        const char *end = strchr(start, '|');
+        size_t keyword_length = end ? (size_t)(end - start) : strlen(start);
+        if (keyword_length == length && strncmp(start, word, length) == 0)
+            return index;
+        start = end ? end + 1 : NULL;
+    }
+    return -1;
+}
+
+static void describe_expected(const mpix_hint_spec *spec, char *text, size_t size)
+{
+    const char *keywords = spec->keywords ? spec->keywords : "";
+    const char *or_keywords = spec->keywords ? " or " : "";
+    switch (spec->type) {
+    case MPIX_HINT_TYPE_BOOL: snprintf(text, size, "true or false"); break;
+    case MPIX_HINT_TYPE_KEYWORD: snprintf(text, size, "one of %s", keywords); break;
+    case MPIX_HINT_TYPE_NUMBER:
+        snprintf(text, size, "a number in [%g, %g]%s%s", spec->min, spec->max, or_keywords, keywords);
+        break;
+    case MPIX_HINT_TYPE_INTEGER:
+        snprintf(text, size, "an integer in [%.0f, %.0f]%s%s", spec->min, spec->max, or_keywords, keywords);
+        break;
+    case MPIX_HINT_TYPE_OCTAL: snprintf(text, size, "octal permission bits such as 0600, at most 0777"); break;
+    case MPIX_HINT_TYPE_STRING: snprintf(text, size, "a non-empty string"); break;
+    case MPIX_HINT_TYPE_KEYWORD_LIST: snprintf(text, size, "a comma-separated list of %s", keywords); break;
+    }
+}
+
+static int bad_value(const mpix_hint_spec *spec, const mpix_hint_value *value)
+{
+    char expected[256];
+    describe_expected(spec, expected, sizeof expected);
+    return mpix_error(MPIX_ERRKIND_BAD_HINT, "invalid value '%.64s' for hint '%s' (%s): expected %s",
+                      value->text, spec->key, value->origin, expected);
+}
+
+static int parse_keyword_list(const mpix_hint_spec *spec, mpix_hint_value *value)
+{
+    const char *word = value->text;
+    value->keyword_mask = 0;
+    while (*word) {
+        size_t length = strcspn(word, ",");
+        while (length && word[0] == ' ')
+            word++, length--;
+        size_t trimmed = length;
+        while (trimmed && word[trimmed - 1] == ' ')
+            trimmed--;
+        int index = keyword_index(spec->keywords, word, trimmed);
+        if (index < 0)
+            return 0;
+        value->keyword_mask |= 1u << index;
+        word += length;
+        if (*word == ',')
+            word++;
+    }
+    return value->keyword_mask != 0;
+}
+
+/* 1 if value->text is well formed for @spec; fills the typed fields. */
+static int parse(const mpix_hint_spec *spec, mpix_hint_value *value)
+{
+    const char *text = value->text;
+    char *end = NULL;
+
+    value->keyword = keyword_index(spec->keywords, text, strlen(text));
+    switch (spec->type) {
+    case MPIX_HINT_TYPE_BOOL:
+        value->keyword = keyword_index("false|true|0|1|no|yes|off|on", text, strlen(text));
+        value->integer = value->keyword & 1;
+        return value->keyword >= 0;
+    case MPIX_HINT_TYPE_KEYWORD:
+        return value->keyword >= 0;
+    case MPIX_HINT_TYPE_NUMBER:
+    case MPIX_HINT_TYPE_INTEGER:
+        if (value->keyword >= 0)
+            return 1;
+        errno = 0;
+        if (spec->type == MPIX_HINT_TYPE_NUMBER) {
+            value->number = strtod(text, &end);
+            value->integer = (long long)value->number;
+        } else {
+            value->integer = strtoll(text, &end, 10);
+            value->number = (double)value->integer;
+        }
+        return end != text && *end == '\0' && errno == 0 && isfinite(value->number) &&
+               value->number >= spec->min && value->number <= spec->max;
+    case MPIX_HINT_TYPE_OCTAL:
+        errno = 0;
+        value->integer = strtoll(text, &end, 8);
+        return end != text && *end == '\0' && errno == 0 && value->integer >= 0 && value->integer <= 0777;
+    case MPIX_HINT_TYPE_STRING:
+        return text[0] != '\0';
+    case MPIX_HINT_TYPE_KEYWORD_LIST:
+        return parse_keyword_list(spec, value);
+    }
+    return 0;
+}
+
+int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
+{
+    const mpix_hint_spec *spec = mpix_hint_spec_of(id);
+    int found = 0;
+
+    memset(value, 0, sizeof *value);
+    value->keyword = -1;
+    if (info != MPI_INFO_NULL) {
+        int rc = MPI_Info_get(info, spec->key, MPI_MAX_INFO_VAL, value->text, &found);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        snprintf(value->origin, sizeof value->origin, "info");
+    }
+    if (!found && spec->env) {
+        const char *env_value = getenv(spec->env);
+        if (env_value) {
+            found = 1;
+            snprintf(value->text, sizeof value->text, "%s", env_value);
+            snprintf(value->origin, sizeof value->origin, "environment variable %s", spec->env);
+        }
+    }
+    value->present = found;
+    if (found && !parse(spec, value))
+        return bad_value(spec, value);
+    return MPI_SUCCESS;
+}
+
+int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int default_value, int *result)
+{
+    mpix_hint_value value;
+    int rc = mpix_hint_get(info, id, &value);
+    *result = (rc == MPI_SUCCESS && value.present) ? (int)value.integer : default_value;
+    return rc;
+}
+
+int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int default_keyword, int *result)
+{
+    mpix_hint_value value;
+    int rc = mpix_hint_get(info, id, &value);
+    *result = (rc == MPI_SUCCESS && value.present) ? value.keyword : default_keyword;
+    return rc;
+}

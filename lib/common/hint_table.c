@@ -1,0 +1,27 @@
+/* Every hint mpix understands, in one place: docs/common.md and each module's page list
+ * the same keys. The table fixes syntax only; what a value does is the module's. */
+#include "hint.h"
+
+#include <stddef.h>
+
+static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
+    [MPIX_HINT_VERBOSE] = { "mpix_verbose", "MPIX_VERBOSE", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_ALLOC_TYPE] = { "alloc_type", NULL, MPIX_HINT_TYPE_KEYWORD, "memory|storage", 0, 0 },
+    [MPIX_HINT_STORAGE_FILENAME] = { "storage_alloc_filename", NULL, MPIX_HINT_TYPE_STRING, NULL, 0, 0 },
+    [MPIX_HINT_STORAGE_OFFSET] = { "storage_alloc_offset", NULL, MPIX_HINT_TYPE_INTEGER, NULL, 0, 4.6e18 },
+    [MPIX_HINT_STORAGE_FACTOR] = { "storage_alloc_factor", NULL, MPIX_HINT_TYPE_NUMBER, "auto", 0, 1 },
+    [MPIX_HINT_STORAGE_ORDER] = { "storage_alloc_order", NULL, MPIX_HINT_TYPE_KEYWORD,
+                                  "memory_first|storage_first", 0, 0 },
+    [MPIX_HINT_STORAGE_UNLINK] = { "storage_alloc_unlink", NULL, MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_STORAGE_DISCARD] = { "storage_alloc_discard", NULL, MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_ACCESS_STYLE] = { "access_style", NULL, MPIX_HINT_TYPE_KEYWORD_LIST,
+                                 "read_once|write_once|read_mostly|write_mostly|sequential|reverse_sequential|random",
+                                 0, 0 },
+    [MPIX_HINT_FILE_PERM] = { "file_perm", NULL, MPIX_HINT_TYPE_OCTAL, NULL, 0, 0777 },
+    [MPIX_HINT_STRIPING_FACTOR] = { "striping_factor", NULL, MPIX_HINT_TYPE_INTEGER, NULL, 1, 65536 },
+    [MPIX_HINT_STRIPING_UNIT] = { "striping_unit", NULL, MPIX_HINT_TYPE_INTEGER, NULL, 1, 4.6e18 },
+    [MPIX_HINT_HY_SPLIT] = { "mpix_hy_split", "MPIX_HY_SPLIT", MPIX_HINT_TYPE_INTEGER, "node|numa|socket",
+                             1, 1 << 30 },
+};
+
+const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id) { return &hint_table[id]; }

@@ -1,0 +1,61 @@
+#include "self_state.h"
+
+#include <pthread.h>
+
+static pthread_mutex_t init_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void mpix_lock(void) { pthread_mutex_lock(&init_mutex); }
+void mpix_unlock(void) { pthread_mutex_unlock(&init_mutex); }
+
+int mpix_mpi_is_active(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+}
+
+static int delete_self_state(MPI_Comm comm, int keyval, void *state, void *extra)
+{
+    mpix_self_slot *slot = extra;
+    (void)comm;
+    slot->destroy(state);
+    /* Freeing the keyval here lets a slot be recreated if MPI is ever started again
+     * (MPI-4 sessions) and keeps no stale keyval number around. */
+    MPI_Comm_free_keyval(&keyval);
+    slot->keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+int mpix_self_state(mpix_self_slot *slot, void **state)
+{
+    int found = 0, rc = MPI_SUCCESS;
+    void *value = NULL;
+
+    if (!mpix_mpi_is_active())
+        return MPI_ERR_OTHER;
+    mpix_lock();
+    if (slot->keyval == MPI_KEYVAL_INVALID) {
+        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_self_state, &slot->keyval, slot);
+        if (rc != MPI_SUCCESS)
+            goto out;
+    } else {
+        rc = MPI_Comm_get_attr(MPI_COMM_SELF, slot->keyval, &value, &found);
+        if (rc != MPI_SUCCESS)
+            goto out;
+    }
+    if (!found) {
+        rc = slot->create(&value);
+        if (rc != MPI_SUCCESS)
+            goto out;
+        rc = MPI_Comm_set_attr(MPI_COMM_SELF, slot->keyval, value);
+        if (rc != MPI_SUCCESS) {
+            slot->destroy(value);
+            goto out;
+        }
+    }
+    *state = value;
+out:
+    mpix_unlock();
+    return rc;
+}

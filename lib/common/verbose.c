@@ -1,0 +1,31 @@
+#include "verbose.h"
+#include "hint.h"
+#include "self_state.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int mpix_verbose_enabled(MPI_Info info)
+{
+    int enabled = 0;
+    /* A malformed value is reported by the call that takes the info; here it means off. */
+    if (mpix_hint_bool(info, MPIX_HINT_VERBOSE, 0, &enabled) != MPI_SUCCESS)
+        return 0;
+    return enabled;
+}
+
+void mpix_verbose(MPI_Info info, const char *module, const char *format, ...)
+{
+    char text[512];
+    int rank = -1;
+    va_list args;
+
+    if (!mpix_verbose_enabled(info))
+        return;
+    if (mpix_mpi_is_active())
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    fprintf(stderr, "mpix[world rank %d] %s: %s\n", rank, module, text);
+}

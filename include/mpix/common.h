@@ -54,7 +54,7 @@ typedef enum MPIX_Error_kind {
  * @brief Version of the mpix library the program runs with.
  *
  * Writes `mpix MAJOR.MINOR.PATCH` followed by the MPI, hwloc and libnuma it was built
- * with, e.g. `mpix 0.1.0 (Open MPI 4.1.4; hwloc 2.9.0; libnuma)`.
+ * with, e.g. `mpix 0.1.0 (Open MPI 4.1.4; hwloc API 2.8.0; libnuma API 2)`.
  * May be called before MPI_Init and after MPI_Finalize, like MPI_Get_library_version.
  *
  * @param[out] version   buffer of at least ::MPIX_MAX_LIBRARY_VERSION_STRING chars

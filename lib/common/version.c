@@ -35,7 +35,7 @@ MPIX_API int MPIX_Get_library_version(char *version, int *resultlen)
     }
 #if MPIX_HAVE_HWLOC
     unsigned api = hwloc_get_api_version();
-    snprintf(hwloc_text, sizeof hwloc_text, "; hwloc %u.%u.%u", api >> 16, (api >> 8) & 0xff, api & 0xff);
+    snprintf(hwloc_text, sizeof hwloc_text, "; hwloc API %u.%u.%u", api >> 16, (api >> 8) & 0xff, api & 0xff);
 #endif
 #if MPIX_HAVE_NUMA
     snprintf(numa_text, sizeof numa_text, "; libnuma API %d", LIBNUMA_API_VERSION);

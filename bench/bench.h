@@ -1,0 +1,42 @@
+/* mpix-bench: shared timing, table output and the subcommand registry. A subcommand
+ * times each MPIX path and its standard-MPI counterpart in the same run and prints one
+ * row per pair, with the ratio baseline/mpix (above 1: mpix is faster). */
+#ifndef MPIX_BENCH_H
+#define MPIX_BENCH_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct bench_options {
+    int csv;         /* machine-readable output */
+    int quick;       /* short version: fewer sizes and repetitions */
+    int warmup;      /* untimed samples before the timed ones */
+    int repetitions; /* timed samples; each sample is the max over ranks */
+    MPI_Comm comm;
+    int rank, size;
+} bench_options;
+
+typedef struct bench_stats {
+    double min, median; /* seconds per iteration */
+} bench_stats;
+
+/* The timed operation: run it @iterations times. */
+typedef void (*bench_fn)(void *context, int iterations);
+
+/* Collective over options->comm. Each sample times @iterations calls between barriers
+ * and takes the slowest rank; returns min and median over the timed samples. */
+bench_stats bench_time(const bench_options *options, bench_fn fn, void *context, int iterations);
+
+/* Rank 0 prints one row: the mpix figure, its baseline, and baseline/mpix. @bytes > 0
+ * adds bandwidth in GB/s from the medians. */
+void bench_row(const bench_options *options, const char *subcommand, const char *case_name, size_t bytes,
+               bench_stats mpix, bench_stats baseline);
+
+/* Rank 0 prints a heading (skipped in CSV) naming what the two columns compare. */
+void bench_heading(const bench_options *options, const char *subcommand, const char *mpix_label,
+                   const char *baseline_label);
+
+/* Subcommands; each returns 0 on success. */
+int bench_common(const bench_options *options);
+
+#endif

@@ -1,0 +1,66 @@
+#!/bin/sh
+# The whole suite: installs what is missing, builds mpix against Open MPI and against
+# MPICH, runs every test of each build one at a time, then the two consumer tests
+# (pkg-config and Meson subproject) per MPI, and ends with one line
+#   mpix: N passed, M failed
+# Knobs: MPIX_TEST_MPIS="openmpi" (or "mpich") runs one MPI only;
+#        MPIX_TEST_ARGS="--suite errors" is passed to `meson test`.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/deps.sh"
+
+passed=0
+failed=0
+record() { # NAME STATUS
+    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+}
+
+if ! mpix_install_deps; then
+    echo "mpix: 0 passed, 1 failed"
+    exit 1
+fi
+
+for mpi in ${MPIX_TEST_MPIS:-openmpi mpich}; do
+    build=$root/build/$mpi
+    stage=$root/build/$mpi-install
+    echo "=== mpix with $mpi"
+    if [ -f "$build/build.ninja" ]; then reconfigure=--reconfigure; else reconfigure=; fi
+    if ! meson setup $reconfigure "$build" "$root" -Dmpi="$mpi" --prefix="$stage" --libdir=lib >"$root/build/$mpi-setup.log" 2>&1; then
+        cat "$root/build/$mpi-setup.log"
+        record "configure/$mpi" 1
+        continue
+    fi
+    if ! ninja -C "$build" >"$root/build/$mpi-build.log" 2>&1 || ! meson install -C "$build" --quiet >>"$root/build/$mpi-build.log" 2>&1; then
+        cat "$root/build/$mpi-build.log"
+        record "build/$mpi" 1
+        continue
+    fi
+    rm -f "$build/meson-logs/testlog.json"
+    meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs ${MPIX_TEST_ARGS:-}
+    counts=$(python3 - "$build/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = bad = 0
+try:
+    with open(sys.argv[1]) as log:
+        for line in log:
+            result = json.loads(line)["result"]
+            if result in ("OK", "EXPECTEDFAIL"):
+                ok += 1
+            else:
+                bad += 1
+except FileNotFoundError:
+    bad = 1
+print(ok, bad)
+PY
+)
+    set -- $counts
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+    for way in pkgconfig subproject; do
+        sh "$root/tests/consumer/consumers.sh" "$way" "$mpi" "$stage" "$root/build/consumer-$way-$mpi"
+        record "consumer-$way/$mpi" $?
+    done
+done
+
+echo "mpix: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -20,6 +20,7 @@ if ! mpix_install_deps; then
     exit 1
 fi
 
+mkdir -p "$root/build"
 for mpi in ${MPIX_TEST_MPIS:-openmpi mpich}; do
     build=$root/build/$mpi
     stage=$root/build/$mpi-install

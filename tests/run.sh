@@ -63,5 +63,22 @@ PY
     done
 done
 
+# The library must degrade cleanly without hwloc and libnuma: the common tests again,
+# on a build without them.
+if [ -z "${MPIX_TEST_MPIS:-}" ] || [ "${MPIX_TEST_MPIS:-}" = openmpi ]; then
+    minimal=$root/build/openmpi-minimal
+    echo "=== mpix with openmpi, without hwloc and libnuma"
+    if [ -f "$minimal/build.ninja" ]; then reconfigure=--reconfigure; else reconfigure=; fi
+    if meson setup $reconfigure "$minimal" "$root" -Dmpi=openmpi -Dhwloc=disabled -Dnuma=disabled \
+        -Dexamples=false -Dbench=false >"$root/build/openmpi-minimal-setup.log" 2>&1 &&
+        ninja -C "$minimal" >"$root/build/openmpi-minimal-build.log" 2>&1; then
+        meson test -C "$minimal" --no-rebuild --num-processes 1 --print-errorlogs --suite internal --suite errors
+        record "minimal-build-common-tests/openmpi" $?
+    else
+        cat "$root/build/openmpi-minimal-setup.log" "$root/build/openmpi-minimal-build.log" 2>/dev/null
+        record "minimal-build/openmpi" 1
+    fi
+fi
+
 echo "mpix: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

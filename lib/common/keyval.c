@@ -80,53 +80,24 @@ out:
     return rc;
 }
 
-int mpix_comm_attr_get(MPI_Comm comm, mpix_keyval *kv, void **value)
-{
-    int keyval, found = 0, rc = mpix_keyval_get(kv, &keyval);
-    *value = NULL;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_get_attr(comm, keyval, value, &found);
-    if (!found)
-        *value = NULL;
-    return rc;
-}
+/* The same get/set pair for each handle type: a value is NULL when absent. */
+#define MPIX_DEFINE_ATTR_ACCESS(prefix, handle_type, get_attr, set_attr)                  \
+    int mpix_##prefix##_attr_get(handle_type handle, mpix_keyval *kv, void **value)       \
+    {                                                                                     \
+        int keyval, found = 0, rc = mpix_keyval_get(kv, &keyval);                         \
+        *value = NULL;                                                                    \
+        if (rc == MPI_SUCCESS)                                                            \
+            rc = get_attr(handle, keyval, value, &found);                                 \
+        if (!found)                                                                       \
+            *value = NULL;                                                                \
+        return rc;                                                                        \
+    }                                                                                     \
+    int mpix_##prefix##_attr_set(handle_type handle, mpix_keyval *kv, void *value)        \
+    {                                                                                     \
+        int keyval, rc = mpix_keyval_get(kv, &keyval);                                    \
+        return rc == MPI_SUCCESS ? set_attr(handle, keyval, value) : rc;                  \
+    }
 
-int mpix_comm_attr_set(MPI_Comm comm, mpix_keyval *kv, void *value)
-{
-    int keyval, rc = mpix_keyval_get(kv, &keyval);
-    return rc == MPI_SUCCESS ? MPI_Comm_set_attr(comm, keyval, value) : rc;
-}
-
-int mpix_win_attr_get(MPI_Win win, mpix_keyval *kv, void **value)
-{
-    int keyval, found = 0, rc = mpix_keyval_get(kv, &keyval);
-    *value = NULL;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Win_get_attr(win, keyval, value, &found);
-    if (!found)
-        *value = NULL;
-    return rc;
-}
-
-int mpix_win_attr_set(MPI_Win win, mpix_keyval *kv, void *value)
-{
-    int keyval, rc = mpix_keyval_get(kv, &keyval);
-    return rc == MPI_SUCCESS ? MPI_Win_set_attr(win, keyval, value) : rc;
-}
-
-int mpix_type_attr_get(MPI_Datatype type, mpix_keyval *kv, void **value)
-{
-    int keyval, found = 0, rc = mpix_keyval_get(kv, &keyval);
-    *value = NULL;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Type_get_attr(type, keyval, value, &found);
-    if (!found)
-        *value = NULL;
-    return rc;
-}
-
-int mpix_type_attr_set(MPI_Datatype type, mpix_keyval *kv, void *value)
-{
-    int keyval, rc = mpix_keyval_get(kv, &keyval);
-    return rc == MPI_SUCCESS ? MPI_Type_set_attr(type, keyval, value) : rc;
-}
+MPIX_DEFINE_ATTR_ACCESS(comm, MPI_Comm, MPI_Comm_get_attr, MPI_Comm_set_attr)
+MPIX_DEFINE_ATTR_ACCESS(win, MPI_Win, MPI_Win_get_attr, MPI_Win_set_attr)
+MPIX_DEFINE_ATTR_ACCESS(type, MPI_Datatype, MPI_Type_get_attr, MPI_Type_set_attr)

@@ -28,6 +28,8 @@ mpix_install_deps() {
 
 # Open MPI refuses to run as root, and needs leave to put more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Open MPI 4.1: osc/rdma cannot MPI_Win_create over one process (ompi#10726).
+export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx,rdma}"
 
 if [ "${0##*/}" = "deps.sh" ]; then
     mpix_install_deps

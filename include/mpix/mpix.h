@@ -12,5 +12,6 @@
 
 #include <mpix/version.h>
 #include <mpix/common.h>
+#include <mpix/storage.h>
 
 #endif

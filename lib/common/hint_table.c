@@ -22,6 +22,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_STRIPING_UNIT] = { "striping_unit", NULL, MPIX_HINT_TYPE_INTEGER, NULL, 1, 4.6e18 },
     [MPIX_HINT_HY_SPLIT] = { "mpix_hy_split", "MPIX_HY_SPLIT", MPIX_HINT_TYPE_INTEGER, "node|numa|socket",
                              1, 1 << 30 },
+    [MPIX_HINT_STORAGE_NODE_MEMORY] = { "mpix_storage_node_memory", "MPIX_STORAGE_NODE_MEMORY",
+                                        MPIX_HINT_TYPE_INTEGER, NULL, 0, 4.6e18 },
 };
 
 const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id) { return &hint_table[id]; }

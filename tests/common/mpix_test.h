@@ -5,9 +5,14 @@
 #define MPIX_TEST_H
 
 #include <mpi.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int mpix_test_failures;
 
@@ -38,6 +43,64 @@ static inline const char *mpix_test_error_string(int code)
     text[0] = '\0';
     MPI_Error_string(code, text, &length);
     return text;
+}
+
+/* A fresh directory under /tmp, the same path on every rank of @comm. */
+static inline void mpix_test_tempdir(MPI_Comm comm, char *path, size_t size)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        snprintf(path, size, "/tmp/mpix-test-XXXXXX");
+        if (!mkdtemp(path))
+            path[0] = '\0';
+    }
+    MPI_Bcast(path, (int)size, MPI_CHAR, 0, comm);
+}
+
+static int mpix_test_remove_entry(const char *path, const struct stat *status, int type, struct FTW *walk)
+{
+    (void)status, (void)type, (void)walk;
+    return remove(path);
+}
+
+/* Remove @path and everything below it (rank 0 of @comm, after everyone is done). */
+static inline void mpix_test_remove_tree(MPI_Comm comm, const char *path)
+{
+    int rank;
+    MPI_Barrier(comm);
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && path[0])
+        nftw(path, mpix_test_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Number of mappings of this process: a failed allocation must leave it unchanged. */
+static inline int mpix_test_mapping_count(void)
+{
+    char line[512];
+    int count = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    while (maps && fgets(line, sizeof line, maps))
+        count++;
+    if (maps)
+        fclose(maps);
+    return count;
+}
+
+/* Read @length bytes of @path at @offset through the file, not through any mapping. */
+static inline int mpix_test_read_file(const char *path, long long offset, void *buffer, size_t length)
+{
+    int fd = open(path, O_RDONLY);
+    ssize_t got = fd >= 0 ? pread(fd, buffer, length, (off_t)offset) : -1;
+    if (fd >= 0)
+        close(fd);
+    return got == (ssize_t)length ? 0 : -1;
+}
+
+static inline int mpix_test_file_exists(const char *path)
+{
+    struct stat status;
+    return stat(path, &status) == 0;
 }
 
 static inline int mpix_test_finish(const char *name)

@@ -1,0 +1,179 @@
+/**
+ * @file mpix/storage.h
+ * @brief MPI storage windows: windows mapped onto files or block devices, alone or
+ *        combined with memory in one contiguous range, made durable on demand.
+ *
+ * Every call takes the arguments of its MPI counterpart. Without the info hint
+ * `alloc_type=storage` each call behaves exactly like that counterpart (the window is
+ * made by MPI_Win_allocate, MPI_Win_allocate_shared or MPI_Alloc_mem). With it, the
+ * window memory is a shared mapping of `storage_alloc_filename` (created 0600 if
+ * missing, its blocks reserved at allocation so a full disk is an error here and never
+ * a SIGBUS later), and the window is exposed to MPI with MPI_Win_create.
+ *
+ * @par Hints (info values are strings; see docs/storage.md for the full table)
+ * - `alloc_type`: `memory` (default) | `storage`
+ * - `storage_alloc_filename`: file or block device; required with `alloc_type=storage`
+ * - `storage_alloc_offset`: byte offset in the file (default 0). Ranks of one call that
+ *   name the same file and offset get consecutive page-aligned segments in rank order.
+ * - `storage_alloc_factor`: fraction kept in memory, `0`..`1` (default 0), or `auto`
+ *   (memory up to this rank's fair share of what the node can hold, the rest on storage)
+ * - `storage_alloc_order`: `memory_first` (default) | `storage_first`
+ * - `storage_alloc_unlink`: `true` removes the file when the window is freed
+ * - `storage_alloc_discard`: `true` skips the final flush at free
+ * - `access_style`, `file_perm`, `striping_factor`, `striping_unit`: MPI-IO reserved hints
+ * - `mpix_storage_node_memory` / env `MPIX_STORAGE_NODE_MEMORY`: bytes the node offers
+ *   to `auto` (default: available memory within the job's cgroup limit)
+ *
+ * @par Consistency
+ * RMA and load/store complete in the page cache, as for any window. MPIX_Win_sync()
+ * makes the local window's changed pages durable; to keep remote writers out while it
+ * runs, hold an exclusive lock on the local rank (MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me)).
+ *
+ * @par Errors
+ * Collective calls agree on failure: if any rank cannot open, reserve or map its part,
+ * every rank returns an error (class MPIX_ERRKIND_STORAGE_IO, MPIX_ERRKIND_BAD_HINT or
+ * MPIX_ERRKIND_ARGUMENT naming the path, value or rank), files the call created are
+ * removed and no mapping is left.
+ */
+#ifndef MPIX_STORAGE_H
+#define MPIX_STORAGE_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief MPI_Win_allocate, on storage when the info says so.
+ *
+ * Collective over @p comm. With `alloc_type=storage`, maps this rank's @p size bytes
+ * (memory part, then storage part, or the reverse by `storage_alloc_order`) in one
+ * contiguous range at `*(void **)baseptr`. If any rank asks for storage, every rank's
+ * window is made with MPI_Win_create (memory-only ranks get anonymous memory);
+ * otherwise the call is MPI_Win_allocate itself.
+ *
+ * @param size      bytes of this rank's window (0 allowed)
+ * @param disp_unit displacement unit, as MPI_Win_allocate
+ * @param info      hints (MPI_INFO_NULL: a memory window)
+ * @param comm      communicator
+ * @param[out] baseptr address of a `void *` that receives the local base
+ * @param[out] win  the window
+ * @return MPI_SUCCESS or an error code, raised on @p comm.
+ * @par Complexity one MPI_Allreduce plus the window creation; storage: O(1) system
+ *      calls per rank, reserving the file's blocks costs O(size) on file systems
+ *      without native fallocate.
+ */
+int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+
+/**
+ * @brief MPI_Win_allocate_shared, on storage when the info says so.
+ *
+ * Collective over @p comm, whose processes must share a node. With storage, every
+ * process maps every segment (memory and storage parts alike) side by side in one range
+ * in rank order; each segment starts on a page boundary, so the range has no gaps when
+ * sizes are page multiples. Loads and stores to a peer's segment reach the same pages
+ * as the peer's own. Without storage this is MPI_Win_allocate_shared.
+ *
+ * @return MPI_SUCCESS or an error code, raised on @p comm. An offset that is not a
+ *         multiple of the page size is an MPIX_ERRKIND_ARGUMENT error here.
+ * @par Complexity one MPI_Allgather of a small descriptor, then O(ranks) mappings.
+ */
+int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                             MPI_Win *win);
+
+/**
+ * @brief MPI_Win_shared_query for memory and storage shared windows alike.
+ *
+ * @param rank a rank of the window's group, or MPI_PROC_NULL for the first non-empty
+ *             segment, as MPI_Win_shared_query
+ * @param[out] size, disp_unit, baseptr the segment's size, unit and the caller's address of it
+ * @return MPI_SUCCESS; MPIX_ERRKIND_ARGUMENT naming @p rank if it is out of range. Raised
+ *         on @p win. @par Complexity O(1).
+ */
+int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+
+/**
+ * @brief MPI_Alloc_mem, on storage when the info says so; for dynamic windows.
+ *
+ * Not collective. With `alloc_type=storage` the memory is a mapping as in
+ * MPIX_Win_allocate; attach it with MPIX_Win_attach so MPIX_Win_sync covers it.
+ * @return MPI_SUCCESS or an error code, raised on MPI_COMM_WORLD.
+ */
+int MPIX_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+
+/**
+ * @brief MPI_Free_mem for memory from MPIX_Alloc_mem; storage is flushed (unless
+ *        `storage_alloc_discard`), unmapped and unlinked if asked.
+ * @return MPI_SUCCESS or an error code, raised on MPI_COMM_WORLD.
+ */
+int MPIX_Free_mem(void *base);
+
+/**
+ * @brief MPI_Win_attach that also records storage memory, so MPIX_Win_sync flushes it.
+ * @return MPI_SUCCESS or an error code, raised on @p win. @par Complexity O(attached regions).
+ */
+int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+
+/**
+ * @brief MPI_Win_detach, forgetting a storage region recorded by MPIX_Win_attach.
+ * @return MPI_SUCCESS or an error code, raised on @p win.
+ */
+int MPIX_Win_detach(MPI_Win win, const void *base);
+
+/**
+ * @brief MPI_Win_sync, then every changed storage page of the local window durably on
+ *        its device (msync MS_SYNC).
+ *
+ * Local. Covers the local segment of a storage or shared storage window and every
+ * storage region attached with MPIX_Win_attach. On a memory window it is MPI_Win_sync.
+ * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
+ * @par Complexity proportional to the pages changed since the last sync, not to the
+ *      window size (the kernel tracks dirty pages of shared file mappings).
+ */
+int MPIX_Win_sync(MPI_Win win);
+
+/**
+ * @brief MPI_Win_free, then flush (unless `storage_alloc_discard`), unmap, close and
+ *        (with `storage_alloc_unlink`) remove the files.
+ *
+ * Collective. Free storage windows with this call: it tears the mapping down only after
+ * MPI_Win_free has returned, when no peer can still reach the memory.
+ * @return MPI_SUCCESS or an error code, raised on the window before it is freed or on
+ *         MPI_COMM_WORLD after.
+ */
+int MPIX_Win_free(MPI_Win *win);
+
+/**
+ * @brief MPI_Win_get_info plus the storage hints in effect on this process's segment.
+ *
+ * MPIs keep only the info keys they know (MPICH drops mpix's), so this call adds them
+ * back as they were applied: `alloc_type`, `storage_alloc_filename`,
+ * `storage_alloc_offset` (where this rank's segment starts in the file),
+ * `storage_alloc_factor` (the fraction actually in memory, after page rounding or
+ * `auto`), `storage_alloc_order`, `storage_alloc_unlink`, `storage_alloc_discard`,
+ * `access_style`, `file_perm`, and the striping hints as given (accepted, not applied:
+ * they need a striped file system such as Lustre). For other windows it is
+ * MPI_Win_get_info.
+ * @param[out] info_used a new info object; free it with MPI_Info_free
+ * @return MPI_SUCCESS or the error of MPI_Win_get_info. @par Complexity O(hints).
+ */
+int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used);
+
+/**
+ * @brief After MPI_Win_flush(rank, win): the target's storage durable too, for a target
+ *        on the caller's node.
+ *
+ * For a shared storage window (MPIX_Win_allocate_shared) the caller flushes the
+ * target's segment through its own mapping of it. For a target whose segment the caller
+ * does not map (other windows, other nodes) it completes RMA (MPI_Win_flush) and
+ * returns MPIX_ERRKIND_UNSUPPORTED: durability then needs MPIX_Win_sync on the target.
+ * On a memory window it is MPI_Win_flush.
+ * @return MPI_SUCCESS or an error code, raised on @p win.
+ */
+int MPIX_Win_flush_storage(int rank, MPI_Win win);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

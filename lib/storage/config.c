@@ -1,0 +1,43 @@
+#include "config.h"
+#include "common/error.h"
+#include "common/hint.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
+{
+    mpix_hint_value value;
+    int rc;
+
+    memset(config, 0, sizeof *config);
+    config->file_perm = 0600;
+    config->node_memory = -1;
+
+#define GET(id) \
+    if ((rc = mpix_hint_get(info, (id), &value)) != MPI_SUCCESS) \
+        return rc; \
+    if (value.present)
+
+    GET(MPIX_HINT_ALLOC_TYPE) config->storage = value.keyword == 1;
+    GET(MPIX_HINT_STORAGE_FILENAME) snprintf(config->filename, sizeof config->filename, "%s", value.text);
+    GET(MPIX_HINT_STORAGE_OFFSET) config->offset = value.integer;
+    GET(MPIX_HINT_STORAGE_FACTOR) {
+        config->factor_auto = value.keyword == 0;
+        config->factor = value.number;
+    }
+    GET(MPIX_HINT_STORAGE_ORDER) config->storage_first = value.keyword == 1;
+    GET(MPIX_HINT_STORAGE_UNLINK) config->unlink_file = (int)value.integer;
+    GET(MPIX_HINT_STORAGE_DISCARD) config->discard = (int)value.integer;
+    GET(MPIX_HINT_ACCESS_STYLE) config->access_style = value.keyword_mask;
+    GET(MPIX_HINT_FILE_PERM) config->file_perm = (int)value.integer;
+    GET(MPIX_HINT_STRIPING_FACTOR) config->striping_factor = value.integer;
+    GET(MPIX_HINT_STRIPING_UNIT) config->striping_unit = value.integer;
+    GET(MPIX_HINT_STORAGE_NODE_MEMORY) config->node_memory = value.integer;
+#undef GET
+
+    if (config->storage && config->filename[0] == '\0')
+        return mpix_error(MPIX_ERRKIND_BAD_HINT,
+                          "hint alloc_type=storage needs storage_alloc_filename (the file or block device to map)");
+    return MPI_SUCCESS;
+}

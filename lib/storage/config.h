@@ -1,0 +1,39 @@
+/* The storage hints of one allocation, parsed and checked once. */
+#ifndef MPIX_STORAGE_CONFIG_H
+#define MPIX_STORAGE_CONFIG_H
+
+#include <limits.h>
+#include <mpi.h>
+
+typedef struct mpix_storage_config {
+    int storage;                /* alloc_type=storage */
+    char filename[PATH_MAX];
+    long long offset;           /* storage_alloc_offset */
+    int factor_auto;            /* storage_alloc_factor=auto */
+    double factor;              /* fraction in memory when not auto */
+    int storage_first;          /* storage_alloc_order=storage_first */
+    int unlink_file;            /* storage_alloc_unlink */
+    int discard;                /* storage_alloc_discard */
+    unsigned access_style;      /* bit i: i-th keyword of access_style */
+    int file_perm;              /* mode of a created file */
+    long long striping_factor;  /* 0: not given */
+    long long striping_unit;    /* 0: not given */
+    long long node_memory;      /* -1: detect */
+} mpix_storage_config;
+
+/* access_style keyword bits, in the order of the hint table. */
+enum {
+    MPIX_ACCESS_READ_ONCE = 1u << 0,
+    MPIX_ACCESS_WRITE_ONCE = 1u << 1,
+    MPIX_ACCESS_READ_MOSTLY = 1u << 2,
+    MPIX_ACCESS_WRITE_MOSTLY = 1u << 3,
+    MPIX_ACCESS_SEQUENTIAL = 1u << 4,
+    MPIX_ACCESS_REVERSE_SEQUENTIAL = 1u << 5,
+    MPIX_ACCESS_RANDOM = 1u << 6,
+};
+
+/* Parse every storage hint of @info. MPI_SUCCESS or an mpix code naming the bad key and
+ * value (not raised). alloc_type=storage without a filename is an error. */
+int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config);
+
+#endif

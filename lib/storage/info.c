@@ -1,0 +1,66 @@
+#include "window.h"
+#include "common/api.h"
+#include "common/error.h"
+#include "common/hint.h"
+
+#include <stdio.h>
+
+static void set_text(MPI_Info info, mpix_hint_id id, const char *value)
+{
+    MPI_Info_set(info, mpix_hint_spec_of(id)->key, value);
+}
+
+static void set_number(MPI_Info info, mpix_hint_id id, const char *format, double value)
+{
+    char text[64];
+    snprintf(text, sizeof text, format, value);
+    set_text(info, id, text);
+}
+
+/* access_style back to its keywords, in the hint table's order. */
+static void set_access_style(MPI_Info info, unsigned mask)
+{
+    const char *keywords = mpix_hint_spec_of(MPIX_HINT_ACCESS_STYLE)->keywords;
+    char text[256] = "";
+    int index = 0, length = 0;
+    for (const char *word = keywords; *word; index++) {
+        int word_length = 0;
+        while (word[word_length] && word[word_length] != '|')
+            word_length++;
+        if (mask & (1u << index))
+            length += snprintf(text + length, sizeof text - length, "%s%.*s", length ? "," : "", word_length, word);
+        word += word_length + (word[word_length] == '|');
+    }
+    if (length)
+        set_text(info, MPIX_HINT_ACCESS_STYLE, text);
+}
+
+MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    mpix_storage_window *state;
+    int rc = MPI_Win_get_info(win, info_used);
+
+    if (rc != MPI_SUCCESS || !(state = mpix_storage_window_of(win)) || !state->region.segments)
+        return rc;
+    const mpix_storage_config *config = &state->region.config;
+    const mpix_segment *mine = &state->region.mine;
+    set_text(*info_used, MPIX_HINT_ALLOC_TYPE, mine->storage_bytes > 0 || config->storage ? "storage" : "memory");
+    if (mine->storage_bytes > 0) {
+        set_text(*info_used, MPIX_HINT_STORAGE_FILENAME, state->region.file.path);
+        set_number(*info_used, MPIX_HINT_STORAGE_OFFSET, "%.0f", (double)(mine->file_offset + mine->shift));
+    }
+    set_number(*info_used, MPIX_HINT_STORAGE_FACTOR, "%.6g",
+               mine->size > 0 ? (double)mine->memory_bytes / (double)mine->size : 1.0);
+    set_text(*info_used, MPIX_HINT_STORAGE_ORDER, config->storage_first ? "storage_first" : "memory_first");
+    set_text(*info_used, MPIX_HINT_STORAGE_UNLINK, config->unlink_file ? "true" : "false");
+    set_text(*info_used, MPIX_HINT_STORAGE_DISCARD, config->discard ? "true" : "false");
+    set_access_style(*info_used, config->access_style);
+    char perm[16];
+    snprintf(perm, sizeof perm, "%04o", config->file_perm);
+    set_text(*info_used, MPIX_HINT_FILE_PERM, perm);
+    if (config->striping_factor)
+        set_number(*info_used, MPIX_HINT_STRIPING_FACTOR, "%.0f", (double)config->striping_factor);
+    if (config->striping_unit)
+        set_number(*info_used, MPIX_HINT_STRIPING_UNIT, "%.0f", (double)config->striping_unit);
+    return MPI_SUCCESS;
+}

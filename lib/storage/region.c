@@ -1,0 +1,122 @@
+#include "region.h"
+#include "common/error.h"
+#include "common/verbose.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+int mpix_storage_region_open(mpix_storage_region *region, const mpix_storage_config *config, long long storage_bytes)
+{
+    mpix_storage_file closed = MPIX_STORAGE_FILE_CLOSED;
+    memset(region, 0, sizeof *region);
+    region->config = *config;
+    region->file = closed;
+    region->mine.memory_fd = region->mine.file_fd = -1;
+    if (storage_bytes <= 0)
+        return MPI_SUCCESS;
+    return mpix_storage_file_open(config, &region->file);
+}
+
+long long mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm, long long storage_bytes)
+{
+    long long mine[4] = { region->file.fd >= 0 ? region->file.device : -1, region->file.inode,
+                          region->config.offset, mpix_page_round_up(storage_bytes) };
+    long long *all, offset = region->config.offset;
+    int rank, ranks;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    all = malloc(4 * ranks * sizeof *all);
+    MPI_Allgather(mine, 4, MPI_LONG_LONG, all, 4, MPI_LONG_LONG, comm);
+    for (int r = 0; r < rank && mine[0] >= 0; r++)
+        if (all[4 * r] == mine[0] && all[4 * r + 1] == mine[1] && all[4 * r + 2] == mine[2])
+            offset += all[4 * r + 3];
+    free(all);
+    return offset;
+}
+
+int mpix_storage_region_prepare(mpix_storage_region *region, long long size, int disp_unit, long long memory_bytes,
+                                long long storage_offset, int shareable)
+{
+    int rc = mpix_segment_init(&region->mine, size, disp_unit, memory_bytes, region->config.storage_first,
+                               shareable, &region->file, storage_offset);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_file_reserve(&region->file, storage_offset, region->mine.storage_bytes);
+    if (rc == MPI_SUCCESS && region->mine.storage_bytes > 0)
+        mpix_storage_file_advise(&region->file, region->config.access_style, storage_offset,
+                                 region->mine.storage_bytes);
+    return rc;
+}
+
+int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *segments, int count, int mine_index)
+{
+    long long total = 0;
+    int rc;
+
+    region->segment_count = count;
+    region->my_segment = mine_index;
+    region->segments = malloc(count * sizeof *region->segments);
+    region->segment_at = calloc(count, sizeof *region->segment_at);
+    region->segment_base = calloc(count, sizeof *region->segment_base);
+    if (!region->segments || !region->segment_at || !region->segment_base)
+        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory describing %d window segments", count);
+    memcpy(region->segments, segments, count * sizeof *segments);
+    for (int i = 0; i < count; i++)
+        total += mpix_segment_footprint(&segments[i]);
+    rc = mpix_address_range_reserve(total, &region->reserved);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    region->reserved_length = total > 0 ? total : mpix_page_size();
+    char *at = region->reserved;
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        region->segment_at[i] = at;
+        rc = mpix_segment_map(&segments[i], at, &region->segment_base[i]);
+        at += mpix_segment_footprint(&segments[i]);
+    }
+    if (rc == MPI_SUCCESS)
+        mpix_segment_advise(&segments[mine_index], region->segment_at[mine_index], region->config.access_style);
+    return rc;
+}
+
+int mpix_storage_region_sync(mpix_storage_region *region)
+{
+    if (!region->reserved)
+        return MPI_SUCCESS;
+    return mpix_segment_sync(&region->segments[region->my_segment], region->segment_at[region->my_segment],
+                             region->file.path);
+}
+
+int mpix_storage_region_destroy(mpix_storage_region *region, int completed)
+{
+    int rc = MPI_SUCCESS;
+    if (completed && region->mine.storage_bytes > 0) {
+        if (!region->config.discard)
+            rc = mpix_storage_region_sync(region);
+        mpix_verbose(MPI_INFO_NULL, "storage", "free: %s '%s'%s",
+                     region->config.discard ? "no final flush (storage_alloc_discard) of" : "flushed",
+                     region->file.path, region->config.unlink_file ? ", then removed it (storage_alloc_unlink)" : "");
+    }
+    if (region->reserved)
+        munmap(region->reserved, region->reserved_length);
+    region->reserved = NULL;
+    mpix_segment_release(&region->mine);
+    mpix_storage_file_close(&region->file, completed ? region->config.unlink_file : region->file.created);
+    free(region->segments);
+    free(region->segment_at);
+    free(region->segment_base);
+    region->segments = NULL;
+    region->segment_at = region->segment_base = NULL;
+    return rc;
+}
+
+void mpix_storage_region_describe(const mpix_storage_region *region, const char *what)
+{
+    const mpix_segment *mine = &region->mine;
+    mpix_verbose(MPI_INFO_NULL, "storage",
+                 "%s: %lld bytes = %lld in memory%s + %lld on storage '%s' at offset %lld (%s), %d segment(s)",
+                 what, mine->size, mine->memory_bytes, mine->memory_fd >= 0 ? " (shareable memfd)" : "",
+                 mine->storage_bytes, mine->storage_bytes ? region->file.path : "-",
+                 mine->file_offset + mine->shift, region->config.storage_first ? "storage first" : "memory first",
+                 region->segment_count);
+}

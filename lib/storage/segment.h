@@ -1,0 +1,59 @@
+/* One rank's piece of a storage window: a memory part and a storage part mapped side by
+ * side at fixed addresses. The descriptor is plain data so that node peers can map the
+ * same segment into their own address space (shared windows). */
+#ifndef MPIX_STORAGE_SEGMENT_H
+#define MPIX_STORAGE_SEGMENT_H
+
+#include "config.h"
+#include "file.h"
+
+#include <stddef.h>
+
+typedef struct mpix_segment {
+    long long size;          /* bytes the user asked for */
+    long long memory_bytes;  /* memory part */
+    long long storage_bytes; /* storage part */
+    long long file_offset;   /* page-aligned file offset where the storage mapping starts */
+    long long shift;         /* user base minus mapping start: an unaligned storage_alloc_offset */
+    int storage_first;
+    int disp_unit;
+    int pid;                 /* owner, and its descriptors, for peers to open the same pages */
+    int memory_fd;           /* -1: private anonymous memory */
+    int file_fd;             /* -1: no storage part */
+} mpix_segment;
+
+long long mpix_page_size(void);
+long long mpix_page_round_up(long long bytes);
+
+/* Split @size bytes into memory and storage by @memory_fraction, on page boundaries:
+ * the part that comes first is a whole number of pages so the second starts on one. */
+void mpix_segment_split(long long size, double memory_fraction, int storage_first, long long *memory_bytes,
+                        long long *storage_bytes);
+
+/* Fill @segment for this rank. @shareable: the memory part must be mappable by node
+ * peers (a memfd). @file may be NULL when storage_bytes is 0. @storage_offset is where
+ * the storage part's data starts in the file. Errors name the offending offset. */
+int mpix_segment_init(mpix_segment *segment, long long size, int disp_unit, long long memory_bytes,
+                      int storage_first, int shareable, const mpix_storage_file *file, long long storage_offset);
+
+/* Bytes of address space the segment occupies (whole pages). */
+long long mpix_segment_footprint(const mpix_segment *segment);
+
+/* Map the segment at the page-aligned address @at (inside a reserved range), through
+ * our own descriptors or, for a peer's segment, through /proc/<pid>/fd. *base receives
+ * the user-visible start. */
+int mpix_segment_map(const mpix_segment *segment, char *at, char **base);
+
+/* msync(MS_SYNC) of the storage part mapped at @at; @path names it in errors. */
+int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path);
+
+/* Apply access_style to the mapping of the storage part at @at. */
+void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_style);
+
+/* Close the memory descriptor the segment owns. */
+void mpix_segment_release(mpix_segment *segment);
+
+/* Reserve @length bytes of address space (no memory, no swap) to map segments into. */
+int mpix_address_range_reserve(long long length, char **start);
+
+#endif

@@ -1,0 +1,108 @@
+#include "window.h"
+#include "common/agree.h"
+#include "common/api.h"
+#include "common/error.h"
+
+#include <stdlib.h>
+
+/* Peers' segments are reached through /proc/<pid>/fd, which names a process of this
+ * node only: a communicator spanning nodes is refused before anything is opened. */
+static int check_one_node(MPI_Comm comm)
+{
+    MPI_Comm node_comm;
+    int ranks, node_ranks, rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Comm_size(node_comm, &node_ranks);
+    MPI_Comm_free(&node_comm);
+    if (node_ranks != ranks)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT,
+                          "MPIX_Win_allocate_shared: the communicator's %d processes span several nodes (%d on this one)",
+                          ranks, node_ranks);
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                      MPI_Win *win)
+{
+    mpix_storage_config config;
+    mpix_storage_window *state;
+    mpix_segment *segments;
+    long long memory_bytes, storage_offset;
+    int any_storage = 0, ranks, rc;
+
+    rc = mpix_agree(comm, mpix_storage_check_size(MPI_COMM_SELF, size, disp_unit, "MPIX_Win_allocate_shared"));
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_begin(info, comm, &config, &any_storage);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (!any_storage)
+        return MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    rc = mpix_agree(comm, check_one_node(comm));
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+
+    state = mpix_storage_window_new();
+    MPI_Comm_size(comm, &ranks);
+    segments = malloc(ranks * sizeof *segments);
+    if (!state || !segments) {
+        free(segments);
+        return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
+    }
+    state->shared = 1;
+    MPI_Comm_rank(comm, &state->rank);
+    rc = mpix_storage_memory_bytes(comm, &config, size, &memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_open(&state->region, &config, size - memory_bytes);
+    storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, 1);
+    /* Peers open our descriptors next: every rank must have its own ready first. */
+    rc = mpix_agree(comm, rc);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgather(&state->region.mine, sizeof(mpix_segment), MPI_BYTE, segments, sizeof(mpix_segment),
+                           MPI_BYTE, comm);
+    if (rc == MPI_SUCCESS) {
+        rc = mpix_agree(comm, mpix_storage_region_map(&state->region, segments, ranks, state->rank));
+    }
+    free(segments);
+    if (rc != MPI_SUCCESS)
+        return mpix_storage_abandon(state, comm, rc);
+
+    void *base = state->region.segment_base[state->rank];
+    rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_window_attach_state(*win, state);
+    if (rc != MPI_SUCCESS) {
+        if (*win != MPI_WIN_NULL)
+            MPI_Win_free(win);
+        return mpix_storage_abandon(state, comm, rc);
+    }
+    mpix_storage_region_describe(&state->region, "MPIX_Win_allocate_shared");
+    *(void **)baseptr = base;
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    mpix_storage_window *state = mpix_storage_window_of(win);
+    mpix_storage_region *region;
+
+    if (!state || !state->shared)
+        return MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    region = &state->region;
+    if (rank == MPI_PROC_NULL) {
+        /* As MPI: the first segment of non-zero size, or size 0 when all are empty. */
+        for (rank = 0; rank < region->segment_count - 1 && region->segments[rank].size == 0; rank++)
+            ;
+    }
+    if (rank < 0 || rank >= region->segment_count)
+        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                              "MPIX_Win_shared_query: rank %d is not in the window's group of %d",
+                                              rank, region->segment_count));
+    *size = (MPI_Aint)region->segments[rank].size;
+    *disp_unit = region->segments[rank].disp_unit;
+    *(void **)baseptr = region->segment_base[rank];
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,262 @@
+#include "window.h"
+#include "node_memory.h"
+#include "common/agree.h"
+#include "common/api.h"
+#include "common/error.h"
+#include "common/keyval.h"
+#include "common/verbose.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void destroy_state(mpix_storage_window *state)
+{
+    mpix_storage_region_destroy(&state->region, 1);
+    free(state->attached);
+    free(state);
+}
+
+/* Reached through MPI_Win_free or MPIX_Win_free. MPICH deletes attributes before the
+ * closing synchronisation of MPI_Win_free, so only MPIX_Win_free (which sets
+ * `freeing` and tears down after MPI_Win_free returns) is safe against a passive-target
+ * peer still inside an epoch; a plain MPI_Win_free still releases everything. */
+static int delete_window_state(MPI_Win win, int keyval, void *value, void *extra)
+{
+    mpix_storage_window *state = value;
+    (void)win, (void)keyval, (void)extra;
+    if (!state->freeing)
+        destroy_state(state);
+    return MPI_SUCCESS;
+}
+
+static mpix_keyval window_keyval = MPIX_WIN_KEYVAL_INIT(delete_window_state);
+
+mpix_storage_window *mpix_storage_window_new(void)
+{
+    mpix_storage_window *state = calloc(1, sizeof *state);
+    mpix_storage_config no_hints = { 0 };
+    if (state && mpix_storage_region_open(&state->region, &no_hints, 0) != MPI_SUCCESS) {
+        free(state);
+        state = NULL;
+    }
+    return state;
+}
+
+mpix_storage_window *mpix_storage_window_of(MPI_Win win)
+{
+    void *state = NULL;
+    if (win == MPI_WIN_NULL || mpix_win_attr_get(win, &window_keyval, &state) != MPI_SUCCESS)
+        return NULL;
+    return state;
+}
+
+int mpix_storage_window_attach_state(MPI_Win win, mpix_storage_window *state)
+{
+    return mpix_win_attr_set(win, &window_keyval, state);
+}
+
+int mpix_storage_begin(MPI_Info info, MPI_Comm comm, mpix_storage_config *config, int *any_storage)
+{
+    int rc = mpix_agree(comm, mpix_storage_config_parse(info, config));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Allreduce(&config->storage, any_storage, 1, MPI_INT, MPI_LOR, comm);
+}
+
+int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, long long size,
+                              long long *memory_bytes)
+{
+    int auto_here = config->storage && config->factor_auto, auto_anywhere = 0, rc;
+    double fraction = !config->storage ? 1.0 : config->factor;
+    long long storage_bytes;
+
+    rc = MPI_Allreduce(&auto_here, &auto_anywhere, 1, MPI_INT, MPI_LOR, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (auto_anywhere) {
+        MPI_Comm node_comm;
+        long long request = auto_here ? size : (long long)(fraction * (double)size);
+        rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        long long share = mpix_storage_fair_share(node_comm, request, mpix_storage_node_memory(config->node_memory));
+        MPI_Comm_free(&node_comm);
+        if (auto_here) {
+            fraction = size > 0 ? (double)share / (double)size : 1.0;
+            mpix_verbose(MPI_INFO_NULL, "storage", "factor=auto: %lld of %lld bytes fit in this rank's memory share",
+                         share, size);
+        }
+    }
+    mpix_segment_split(size, fraction, config->storage_first, memory_bytes, &storage_bytes);
+    return MPI_SUCCESS;
+}
+
+int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MPI_Errhandler previous;
+    char reason[MPI_MAX_ERROR_STRING];
+    int rc, ranks, length;
+
+    /* MPI would raise its bare code on the user's handler first; mpix raises its own,
+     * which says what to do. */
+    MPI_Comm_get_errhandler(comm, &previous);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    rc = MPI_Win_create(base, size, disp_unit, info, comm, win);
+    MPI_Comm_set_errhandler(comm, previous);
+    MPI_Errhandler_free(&previous);
+    if (rc == MPI_SUCCESS)
+        return rc;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Error_string(rc, reason, &length);
+#if defined(OPEN_MPI)
+    if (ranks == 1)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                          "MPI_Win_create over a single process failed (%s): Open MPI 4.1's osc/rdma cannot make such "
+                          "windows (open-mpi/ompi#10726); run with OMPI_MCA_osc=sm,ucx,rdma",
+                          reason);
+#endif
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPI_Win_create over %d processes failed: %s", ranks, reason);
+}
+
+int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code)
+{
+    mpix_storage_region_destroy(&state->region, 0);
+    free(state->attached);
+    free(state);
+    return mpix_raise_comm(comm, code);
+}
+
+int mpix_storage_check_size(MPI_Comm comm, MPI_Aint size, int disp_unit, const char *call)
+{
+    if (size < 0)
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size));
+    if (disp_unit <= 0)
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: disp_unit %d is not positive", call,
+                                                disp_unit));
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    mpix_storage_config config;
+    mpix_storage_window *state;
+    long long memory_bytes, storage_offset;
+    int any_storage = 0, rc;
+
+    rc = mpix_agree(comm, mpix_storage_check_size(MPI_COMM_SELF, size, disp_unit, "MPIX_Win_allocate"));
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_begin(info, comm, &config, &any_storage);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (!any_storage)
+        return MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+
+    state = mpix_storage_window_new();
+    if (!state)
+        return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
+    MPI_Comm_rank(comm, &state->rank);
+    rc = mpix_storage_memory_bytes(comm, &config, size, &memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_open(&state->region, &config, size - memory_bytes);
+    storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, 0);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_map(&state->region, &state->region.mine, 1, 0);
+    rc = mpix_agree(comm, rc);
+    if (rc != MPI_SUCCESS)
+        return mpix_storage_abandon(state, comm, rc);
+
+    void *base = size > 0 ? state->region.segment_base[0] : NULL;
+    rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_window_attach_state(*win, state);
+    if (rc != MPI_SUCCESS) {
+        if (*win != MPI_WIN_NULL)
+            MPI_Win_free(win);
+        return mpix_storage_abandon(state, comm, rc);
+    }
+    mpix_storage_region_describe(&state->region, "MPIX_Win_allocate");
+    *(void **)baseptr = base;
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Win_free(MPI_Win *win)
+{
+    mpix_storage_window *state = win ? mpix_storage_window_of(*win) : NULL;
+    int rc;
+
+    if (!state)
+        return MPI_Win_free(win);
+    state->freeing = 1;
+    rc = MPI_Win_free(win);
+    if (rc != MPI_SUCCESS) {
+        state->freeing = 0;
+        return rc;
+    }
+    rc = mpix_storage_region_destroy(&state->region, 1);
+    free(state->attached);
+    free(state);
+    return mpix_raise(rc);
+}
+
+/* MPI_Win_sync for a storage window, inside or outside a passive-target epoch. MPICH
+ * refuses it outside one (MPI_ERR_RMA_SYNC); on a window of the unified model, which
+ * MPI_Win_create gives on both MPIs, the call is a memory barrier, so a full fence
+ * gives the same guarantee there. */
+static int sync_window_copies(MPI_Win win)
+{
+    MPI_Errhandler previous;
+    int rc, error_class, *model, found = 0;
+
+    MPI_Win_get_errhandler(win, &previous);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    rc = MPI_Win_sync(win);
+    MPI_Win_set_errhandler(win, previous);
+    MPI_Errhandler_free(&previous);
+    if (rc == MPI_SUCCESS)
+        return rc;
+    MPI_Error_class(rc, &error_class);
+    MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &found);
+    if (error_class == MPI_ERR_RMA_SYNC && found && *model == MPI_WIN_UNIFIED) {
+        atomic_thread_fence(memory_order_seq_cst);
+        return MPI_SUCCESS;
+    }
+    return rc;
+}
+
+MPIX_API int MPIX_Win_sync(MPI_Win win)
+{
+    mpix_storage_window *state = mpix_storage_window_of(win);
+    int rc;
+
+    if (!state)
+        return MPI_Win_sync(win);
+    rc = sync_window_copies(win);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_win(win, rc);
+    rc = mpix_storage_region_sync(&state->region);
+    for (int i = 0; i < state->attached_count && rc == MPI_SUCCESS; i++)
+        rc = mpix_storage_region_sync(state->attached[i].region);
+    return mpix_raise_win(win, rc);
+}
+
+MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
+{
+    mpix_storage_window *state;
+    int rc = MPI_Win_flush(rank, win);
+
+    if (rc != MPI_SUCCESS || !(state = mpix_storage_window_of(win)) || rank == MPI_PROC_NULL)
+        return rc;
+    if (state->shared && rank >= 0 && rank < state->region.segment_count)
+        rc = mpix_segment_sync(&state->region.segments[rank], state->region.segment_at[rank], NULL);
+    else if (!state->shared && state->region.segment_count == 1 && rank == state->rank)
+        rc = mpix_storage_region_sync(&state->region);
+    else
+        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                        "MPIX_Win_flush_storage: rank %d's storage is not mapped by this process (not a shared "
+                        "storage window on this node); RMA is complete, durability needs MPIX_Win_sync on rank %d",
+                        rank, rank);
+    return mpix_raise_win(win, rc);
+}

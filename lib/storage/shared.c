@@ -32,7 +32,7 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     long long memory_bytes, storage_offset;
     int any_storage = 0, ranks, rc;
 
-    rc = mpix_agree(comm, mpix_storage_check_size(MPI_COMM_SELF, size, disp_unit, "MPIX_Win_allocate_shared"));
+    rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate_shared"));
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_begin(info, comm, &config, &any_storage);
     if (rc != MPI_SUCCESS)
@@ -68,7 +68,7 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     }
     free(segments);
     if (rc != MPI_SUCCESS)
-        return mpix_storage_abandon(state, comm, rc);
+        return mpix_storage_abandon(state, comm, rc, win);
 
     void *base = state->region.segment_base[state->rank];
     rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
@@ -77,7 +77,7 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     if (rc != MPI_SUCCESS) {
         if (*win != MPI_WIN_NULL)
             MPI_Win_free(win);
-        return mpix_storage_abandon(state, comm, rc);
+        return mpix_storage_abandon(state, comm, rc, win);
     }
     mpix_storage_region_describe(&state->region, "MPIX_Win_allocate_shared");
     *(void **)baseptr = base;

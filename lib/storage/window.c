@@ -119,21 +119,21 @@ int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Inf
     return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPI_Win_create over %d processes failed: %s", ranks, reason);
 }
 
-int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code)
+int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code, MPI_Win *win)
 {
+    *win = MPI_WIN_NULL;
     mpix_storage_region_destroy(&state->region, 0);
     free(state->attached);
     free(state);
     return mpix_raise_comm(comm, code);
 }
 
-int mpix_storage_check_size(MPI_Comm comm, MPI_Aint size, int disp_unit, const char *call)
+int mpix_storage_check_size(MPI_Aint size, int disp_unit, const char *call)
 {
     if (size < 0)
-        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size));
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size);
     if (disp_unit <= 0)
-        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: disp_unit %d is not positive", call,
-                                                disp_unit));
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: disp_unit %d is not positive", call, disp_unit);
     return MPI_SUCCESS;
 }
 
@@ -144,7 +144,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     long long memory_bytes, storage_offset;
     int any_storage = 0, rc;
 
-    rc = mpix_agree(comm, mpix_storage_check_size(MPI_COMM_SELF, size, disp_unit, "MPIX_Win_allocate"));
+    rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate"));
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_begin(info, comm, &config, &any_storage);
     if (rc != MPI_SUCCESS)
@@ -166,7 +166,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         rc = mpix_storage_region_map(&state->region, &state->region.mine, 1, 0);
     rc = mpix_agree(comm, rc);
     if (rc != MPI_SUCCESS)
-        return mpix_storage_abandon(state, comm, rc);
+        return mpix_storage_abandon(state, comm, rc, win);
 
     void *base = size > 0 ? state->region.segment_base[0] : NULL;
     rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
@@ -175,7 +175,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     if (rc != MPI_SUCCESS) {
         if (*win != MPI_WIN_NULL)
             MPI_Win_free(win);
-        return mpix_storage_abandon(state, comm, rc);
+        return mpix_storage_abandon(state, comm, rc, win);
     }
     mpix_storage_region_describe(&state->region, "MPIX_Win_allocate");
     *(void **)baseptr = base;

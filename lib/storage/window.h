@@ -37,14 +37,15 @@ int mpix_storage_begin(MPI_Info info, MPI_Comm comm, mpix_storage_config *config
 int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, long long size,
                               long long *memory_bytes);
 
-/* MPIX_ERRKIND_ARGUMENT naming a negative size or non-positive unit, raised on @comm. */
-int mpix_storage_check_size(MPI_Comm comm, MPI_Aint size, int disp_unit, const char *call);
+/* An MPIX_ERRKIND_ARGUMENT code naming a negative size or non-positive unit (not raised). */
+int mpix_storage_check_size(MPI_Aint size, int disp_unit, const char *call);
 
 /* MPI_Win_create over mapped memory; a failure becomes an MPIX_ERRKIND_UNSUPPORTED code
  * naming MPI's reason (and Open MPI's single-process osc/rdma bug), not yet raised. */
 int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win);
 
-/* Undo a failed allocation on every rank, and return @code raised on @comm. */
-int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code);
+/* Undo a failed allocation on every rank (*win becomes MPI_WIN_NULL), and return @code
+ * raised on @comm. */
+int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code, MPI_Win *win);
 
 #endif

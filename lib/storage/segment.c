@@ -6,7 +6,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
+
+/* Names anonymous mappings in /proc/<pid>/maps ([anon:mpix-...]) so that users, and the
+ * leak tests, can tell mpix's memory from the MPI's; kernels before 5.17 ignore it. */
+static void name_anonymous(void *start, long long length, const char *name)
+{
+#ifdef PR_SET_VMA_ANON_NAME
+    prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)start, (unsigned long)length, (unsigned long)name);
+#else
+    (void)start, (void)length, (void)name;
+#endif
+}
 
 long long mpix_page_size(void) { return sysconf(_SC_PAGESIZE); }
 
@@ -101,6 +113,8 @@ static int map_part(int pid, int fd, char *at, long long length, long long offse
         return MPI_SUCCESS;
     if (fd < 0) {
         mapped = mmap(at, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (mapped != MAP_FAILED)
+            name_anonymous(mapped, length, "mpix-window-memory");
     } else {
         descriptor = open_descriptor(pid, fd, &opened);
         if (descriptor < 0)
@@ -170,6 +184,7 @@ int mpix_address_range_reserve(long long length, char **start)
     if (range == MAP_FAILED)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot reserve %lld bytes of address space: %s", length,
                           strerror(errno));
+    name_anonymous(range, length > 0 ? length : mpix_page_size(), "mpix-address-range");
     *start = range;
     return MPI_SUCCESS;
 }

@@ -38,5 +38,6 @@ void bench_heading(const bench_options *options, const char *subcommand, const c
 
 /* Subcommands; each returns 0 on success. */
 int bench_common(const bench_options *options);
+int bench_storage(const bench_options *options);
 
 #endif

@@ -76,10 +76,12 @@ int mpix_storage_file_reserve(mpix_storage_file *file, long long offset, long lo
 void mpix_storage_file_advise(const mpix_storage_file *file, unsigned access_style, long long offset,
                               long long length)
 {
+    int advice = POSIX_FADV_RANDOM;
     if (access_style & (MPIX_ACCESS_SEQUENTIAL | MPIX_ACCESS_READ_ONCE))
-        posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_SEQUENTIAL);
-    if (access_style & MPIX_ACCESS_RANDOM)
-        posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_RANDOM);
+        advice = POSIX_FADV_SEQUENTIAL;
+    else if (access_style & (MPIX_ACCESS_READ_MOSTLY | MPIX_ACCESS_REVERSE_SEQUENTIAL))
+        advice = POSIX_FADV_NORMAL;
+    posix_fadvise(file->fd, (off_t)offset, (off_t)length, advice);
     if (access_style & MPIX_ACCESS_READ_ONCE)
         posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_NOREUSE);
 }

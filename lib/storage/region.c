@@ -74,8 +74,9 @@ int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *seg
         rc = mpix_segment_map(&segments[i], at, &region->segment_base[i]);
         at += mpix_segment_footprint(&segments[i]);
     }
-    if (rc == MPI_SUCCESS)
-        mpix_segment_advise(&segments[mine_index], region->segment_at[mine_index], region->config.access_style);
+    /* Every process's mapping gets the advice: folios are sized by whoever touches first. */
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
+        mpix_segment_advise(&segments[i], region->segment_at[i], region->config.access_style);
     return rc;
 }
 

@@ -158,16 +158,26 @@ int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path)
     return MPI_SUCCESS;
 }
 
+int mpix_storage_wants_readahead(unsigned access_style)
+{
+    return (access_style & (MPIX_ACCESS_SEQUENTIAL | MPIX_ACCESS_READ_ONCE | MPIX_ACCESS_READ_MOSTLY |
+                            MPIX_ACCESS_REVERSE_SEQUENTIAL)) != 0;
+}
+
+/* Readahead fills the page cache with large folios, and the kernel tracks dirtiness per
+ * folio: one changed byte then costs a large write at the next sync. Without a hint
+ * that promises streaming reads, mpix keeps folios small (MADV_RANDOM) so that
+ * MPIX_Win_sync writes what changed and no more. */
 void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_style)
 {
     long long memory_at, storage_at, length = mpix_page_round_up(segment->shift + segment->storage_bytes);
+    int advice = MADV_RANDOM;
     if (segment->storage_bytes == 0)
         return;
     part_offsets(segment, &memory_at, &storage_at);
-    if (access_style & (MPIX_ACCESS_SEQUENTIAL | MPIX_ACCESS_READ_ONCE))
-        madvise(at + storage_at, length, MADV_SEQUENTIAL);
-    if (access_style & MPIX_ACCESS_RANDOM)
-        madvise(at + storage_at, length, MADV_RANDOM);
+    if (mpix_storage_wants_readahead(access_style))
+        advice = access_style & (MPIX_ACCESS_SEQUENTIAL | MPIX_ACCESS_READ_ONCE) ? MADV_SEQUENTIAL : MADV_NORMAL;
+    madvise(at + storage_at, length, advice);
 }
 
 void mpix_segment_release(mpix_segment *segment)

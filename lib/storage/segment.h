@@ -47,7 +47,12 @@ int mpix_segment_map(const mpix_segment *segment, char *at, char **base);
 /* msync(MS_SYNC) of the storage part mapped at @at; @path names it in errors. */
 int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path);
 
-/* Apply access_style to the mapping of the storage part at @at. */
+/* 1 when access_style promises streaming reads (sequential, read_once, read_mostly,
+ * reverse_sequential): readahead is worth coarser dirty tracking. */
+int mpix_storage_wants_readahead(unsigned access_style);
+
+/* Apply access_style to the mapping of the storage part at @at (default: MADV_RANDOM,
+ * page-granular dirty tracking). */
 void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_style);
 
 /* Close the memory descriptor the segment owns. */

@@ -3,6 +3,7 @@
 #include <mpix/mpix.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank;
 
@@ -35,6 +36,44 @@ static int tour_common(void)
     return rc != MPI_SUCCESS && error_class == bad_hint_class ? 0 : 1;
 }
 
+/* storage: a window on a file; a neighbour puts into it, MPIX_Win_sync makes it durable. */
+static int tour_storage(int size)
+{
+    char path[256], on_file[64] = "";
+    int failures = 0, right = (rank + 1) % size;
+    snprintf(path, sizeof path, "/tmp/mpix-tour-%d-%d.dat", (int)getpid(), rank);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_type", "storage");
+    MPI_Info_set(info, "storage_alloc_filename", path);
+    MPI_Info_set(info, "storage_alloc_unlink", "true");
+    char *base;
+    MPI_Win win;
+    int rc = MPIX_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return 1;
+    char message[64];
+    snprintf(message, sizeof message, "hello from rank %d", rank);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    MPI_Put(message, sizeof message, MPI_CHAR, right, 0, sizeof message, MPI_CHAR, win);
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+    MPIX_Win_sync(win);
+    MPI_Win_unlock(rank, win);
+    FILE *file = fopen(path, "r");
+    if (!file || !fgets(on_file, sizeof on_file, file))
+        failures++;
+    if (file)
+        fclose(file);
+    failures += strncmp(on_file, "hello from rank ", 16) != 0;
+    SAY("[storage] rank 0's window lives in %s; after a put from its neighbour and MPIX_Win_sync the file says: \"%s\"\n",
+        path, on_file);
+    MPIX_Win_free(&win);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     int size, failures = 0, total;
@@ -45,6 +84,7 @@ int main(int argc, char **argv)
     SAY("mpix tour on %d ranks\n", size);
 
     failures += tour_common();
+    failures += tour_storage(size);
 
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     SAY("tour %s\n", total ? "FAILED" : "done: every module did what it says");

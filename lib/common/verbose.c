@@ -14,18 +14,30 @@ int mpix_verbose_enabled(MPI_Info info)
     return enabled;
 }
 
-void mpix_verbose(MPI_Info info, const char *module, const char *format, ...)
+static void print_line(const char *module, const char *format, va_list args)
 {
     char text[512];
     int rank = -1;
-    va_list args;
-
-    if (!mpix_verbose_enabled(info))
-        return;
     if (mpix_mpi_is_active())
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
-    va_end(args);
     fprintf(stderr, "mpix[world rank %d] %s: %s\n", rank, module, text);
+}
+
+void mpix_verbose(MPI_Info info, const char *module, const char *format, ...)
+{
+    va_list args;
+    if (!mpix_verbose_enabled(info))
+        return;
+    va_start(args, format);
+    print_line(module, format, args);
+    va_end(args);
+}
+
+void mpix_verbose_print(const char *module, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    print_line(module, format, args);
+    va_end(args);
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "common/error.h"
 #include "common/hint.h"
+#include "common/verbose.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     memset(config, 0, sizeof *config);
     config->file_perm = 0600;
     config->node_memory = -1;
+    config->verbose = mpix_verbose_enabled(info);
 
 #define GET(id) \
     if ((rc = mpix_hint_get(info, (id), &value)) != MPI_SUCCESS) \

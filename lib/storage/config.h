@@ -19,6 +19,7 @@ typedef struct mpix_storage_config {
     long long striping_factor;  /* 0: not given */
     long long striping_unit;    /* 0: not given */
     long long node_memory;      /* -1: detect */
+    int verbose;                /* mpix_verbose / MPIX_VERBOSE */
 } mpix_storage_config;
 
 /* access_style keyword bits, in the order of the hint table. */

@@ -94,7 +94,8 @@ int mpix_storage_region_destroy(mpix_storage_region *region, int completed)
     if (completed && region->mine.storage_bytes > 0) {
         if (!region->config.discard)
             rc = mpix_storage_region_sync(region);
-        mpix_verbose(MPI_INFO_NULL, "storage", "free: %s '%s'%s",
+        if (region->config.verbose)
+            mpix_verbose_print("storage", "free: %s '%s'%s",
                      region->config.discard ? "no final flush (storage_alloc_discard) of" : "flushed",
                      region->file.path, region->config.unlink_file ? ", then removed it (storage_alloc_unlink)" : "");
     }
@@ -114,7 +115,9 @@ int mpix_storage_region_destroy(mpix_storage_region *region, int completed)
 void mpix_storage_region_describe(const mpix_storage_region *region, const char *what)
 {
     const mpix_segment *mine = &region->mine;
-    mpix_verbose(MPI_INFO_NULL, "storage",
+    if (!region->config.verbose)
+        return;
+    mpix_verbose_print("storage",
                  "%s: %lld bytes = %lld in memory%s + %lld on storage '%s' at offset %lld (%s), %d segment(s)",
                  what, mine->size, mine->memory_bytes, mine->memory_fd >= 0 ? " (shareable memfd)" : "",
                  mine->storage_bytes, mine->storage_bytes ? region->file.path : "-",

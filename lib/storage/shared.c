@@ -29,7 +29,7 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     mpix_storage_config config;
     mpix_storage_window *state;
     mpix_segment *segments;
-    long long memory_bytes, storage_offset;
+    long long memory_bytes = size, storage_offset;
     int any_storage = 0, ranks, rc;
 
     rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate_shared"));

@@ -84,8 +84,9 @@ int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, 
         MPI_Comm_free(&node_comm);
         if (auto_here) {
             fraction = size > 0 ? (double)share / (double)size : 1.0;
-            mpix_verbose(MPI_INFO_NULL, "storage", "factor=auto: %lld of %lld bytes fit in this rank's memory share",
-                         share, size);
+            if (config->verbose)
+                mpix_verbose_print("storage", "factor=auto: %lld of %lld bytes fit in this rank's memory share",
+                                   share, size);
         }
     }
     mpix_segment_split(size, fraction, config->storage_first, memory_bytes, &storage_bytes);
@@ -141,7 +142,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 {
     mpix_storage_config config;
     mpix_storage_window *state;
-    long long memory_bytes, storage_offset;
+    long long memory_bytes = size, storage_offset;
     int any_storage = 0, rc;
 
     rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate"));

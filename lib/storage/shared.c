@@ -29,12 +29,9 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     mpix_storage_config config;
     mpix_storage_window *state;
     mpix_segment *segments;
-    long long memory_bytes = size, storage_offset;
     int any_storage = 0, ranks, rc;
 
-    rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate_shared"));
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_begin(info, comm, &config, &any_storage);
+    rc = mpix_storage_begin(size, disp_unit, info, comm, "MPIX_Win_allocate_shared", &config, &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage)
@@ -48,40 +45,23 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     segments = malloc(ranks * sizeof *segments);
     if (!state || !segments) {
         free(segments);
+        free(state);
         return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
     }
     state->shared = 1;
-    MPI_Comm_rank(comm, &state->rank);
-    rc = mpix_storage_memory_bytes(comm, &config, size, &memory_bytes);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_region_open(&state->region, &config, size - memory_bytes);
-    storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, 1);
+    rc = mpix_storage_plan(state, comm, &config, size, disp_unit, 1);
     /* Peers open our descriptors next: every rank must have its own ready first. */
     rc = mpix_agree(comm, rc);
     if (rc == MPI_SUCCESS)
         rc = MPI_Allgather(&state->region.mine, sizeof(mpix_segment), MPI_BYTE, segments, sizeof(mpix_segment),
                            MPI_BYTE, comm);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS)
         rc = mpix_agree(comm, mpix_storage_region_map(&state->region, segments, ranks, state->rank));
-    }
     free(segments);
     if (rc != MPI_SUCCESS)
         return mpix_storage_abandon(state, comm, rc, win);
-
-    void *base = state->region.segment_base[state->rank];
-    rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_window_attach_state(*win, state);
-    if (rc != MPI_SUCCESS) {
-        if (*win != MPI_WIN_NULL)
-            MPI_Win_free(win);
-        return mpix_storage_abandon(state, comm, rc, win);
-    }
-    mpix_storage_region_describe(&state->region, "MPIX_Win_allocate_shared");
-    *(void **)baseptr = base;
-    return MPI_SUCCESS;
+    return mpix_storage_expose(state, state->region.segment_base[state->rank], size, disp_unit, info, comm,
+                               "MPIX_Win_allocate_shared", baseptr, win);
 }
 
 MPIX_API int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)

@@ -56,15 +56,29 @@ int mpix_storage_window_attach_state(MPI_Win win, mpix_storage_window *state)
     return mpix_win_attr_set(win, &window_keyval, state);
 }
 
-int mpix_storage_begin(MPI_Info info, MPI_Comm comm, mpix_storage_config *config, int *any_storage)
+static int check_size(MPI_Aint size, int disp_unit, const char *call)
 {
-    int rc = mpix_agree(comm, mpix_storage_config_parse(info, config));
+    if (size < 0)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size);
+    if (disp_unit <= 0)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: disp_unit %d is not positive", call, disp_unit);
+    return MPI_SUCCESS;
+}
+
+int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const char *call,
+                       mpix_storage_config *config, int *any_storage)
+{
+    int rc = check_size(size, disp_unit, call);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_config_parse(info, config);
+    rc = mpix_agree(comm, rc);
     if (rc != MPI_SUCCESS)
         return rc;
     return MPI_Allreduce(&config->storage, any_storage, 1, MPI_INT, MPI_LOR, comm);
 }
 
-int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, long long size,
+/* Collective: how many of this rank's @size bytes stay in memory (factor, or auto). */
+static int memory_bytes_of(MPI_Comm comm, const mpix_storage_config *config, long long size,
                               long long *memory_bytes)
 {
     int auto_here = config->storage && config->factor_auto, auto_anywhere = 0, rc;
@@ -90,6 +104,39 @@ int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, 
         }
     }
     mpix_segment_split(size, fraction, config->storage_first, memory_bytes, &storage_bytes);
+    return MPI_SUCCESS;
+}
+
+int mpix_storage_plan(mpix_storage_window *state, MPI_Comm comm, const mpix_storage_config *config,
+                      MPI_Aint size, int disp_unit, int shareable)
+{
+    long long memory_bytes = size;
+    int rc;
+
+    MPI_Comm_rank(comm, &state->rank);
+    rc = memory_bytes_of(comm, config, size, &memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_open(&state->region, config, size - memory_bytes);
+    /* Collective: every rank takes part, failed or not. */
+    long long storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, shareable);
+    return rc;
+}
+
+int mpix_storage_expose(mpix_storage_window *state, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                        MPI_Comm comm, const char *call, void *baseptr, MPI_Win *win)
+{
+    int rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_storage_window_attach_state(*win, state);
+    if (rc != MPI_SUCCESS) {
+        if (*win != MPI_WIN_NULL)
+            MPI_Win_free(win);
+        return mpix_storage_abandon(state, comm, rc, win);
+    }
+    mpix_storage_region_describe(&state->region, call);
+    *(void **)baseptr = base;
     return MPI_SUCCESS;
 }
 
@@ -129,25 +176,13 @@ int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code, MP
     return mpix_raise_comm(comm, code);
 }
 
-int mpix_storage_check_size(MPI_Aint size, int disp_unit, const char *call)
-{
-    if (size < 0)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size);
-    if (disp_unit <= 0)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: disp_unit %d is not positive", call, disp_unit);
-    return MPI_SUCCESS;
-}
-
 MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     mpix_storage_config config;
     mpix_storage_window *state;
-    long long memory_bytes = size, storage_offset;
     int any_storage = 0, rc;
 
-    rc = mpix_agree(comm, mpix_storage_check_size(size, disp_unit, "MPIX_Win_allocate"));
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_begin(info, comm, &config, &any_storage);
+    rc = mpix_storage_begin(size, disp_unit, info, comm, "MPIX_Win_allocate", &config, &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage)
@@ -156,31 +191,14 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     state = mpix_storage_window_new();
     if (!state)
         return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
-    MPI_Comm_rank(comm, &state->rank);
-    rc = mpix_storage_memory_bytes(comm, &config, size, &memory_bytes);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_region_open(&state->region, &config, size - memory_bytes);
-    storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, 0);
+    rc = mpix_storage_plan(state, comm, &config, size, disp_unit, 0);
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_region_map(&state->region, &state->region.mine, 1, 0);
     rc = mpix_agree(comm, rc);
     if (rc != MPI_SUCCESS)
         return mpix_storage_abandon(state, comm, rc, win);
-
-    void *base = size > 0 ? state->region.segment_base[0] : NULL;
-    rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_storage_window_attach_state(*win, state);
-    if (rc != MPI_SUCCESS) {
-        if (*win != MPI_WIN_NULL)
-            MPI_Win_free(win);
-        return mpix_storage_abandon(state, comm, rc, win);
-    }
-    mpix_storage_region_describe(&state->region, "MPIX_Win_allocate");
-    *(void **)baseptr = base;
-    return MPI_SUCCESS;
+    return mpix_storage_expose(state, size > 0 ? state->region.segment_base[0] : NULL, size, disp_unit, info, comm,
+                               "MPIX_Win_allocate", baseptr, win);
 }
 
 MPIX_API int MPIX_Win_free(MPI_Win *win)

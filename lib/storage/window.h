@@ -29,16 +29,21 @@ mpix_storage_window *mpix_storage_window_of(MPI_Win win);
 /* Hang @state on @win (freed with the window). */
 int mpix_storage_window_attach_state(MPI_Win win, mpix_storage_window *state);
 
-/* Collective: parse the hints on every rank and agree on failure; *any_storage tells
- * whether any rank asked for storage (then every rank takes the storage path). */
-int mpix_storage_begin(MPI_Info info, MPI_Comm comm, mpix_storage_config *config, int *any_storage);
+/* Collective: check the arguments and parse the hints on every rank, agreeing on
+ * failure; *any_storage tells whether any rank asked for storage (then every rank takes
+ * the storage path). A code, not raised. */
+int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const char *call,
+                       mpix_storage_config *config, int *any_storage);
 
-/* Collective: how many of this rank's @size bytes stay in memory (factor, or auto). */
-int mpix_storage_memory_bytes(MPI_Comm comm, const mpix_storage_config *config, long long size,
-                              long long *memory_bytes);
+/* Collective: split this rank's @size bytes, open its file, place it in the file and
+ * reserve its blocks. A local code, not yet agreed. */
+int mpix_storage_plan(mpix_storage_window *state, MPI_Comm comm, const mpix_storage_config *config,
+                      MPI_Aint size, int disp_unit, int shareable);
 
-/* An MPIX_ERRKIND_ARGUMENT code naming a negative size or non-positive unit (not raised). */
-int mpix_storage_check_size(MPI_Aint size, int disp_unit, const char *call);
+/* Collective, last step: MPI_Win_create over @base, hang @state on the window, return
+ * the base; on failure undo everything (raised on @comm). */
+int mpix_storage_expose(mpix_storage_window *state, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                        MPI_Comm comm, const char *call, void *baseptr, MPI_Win *win);
 
 /* MPI_Win_create over mapped memory; a failure becomes an MPIX_ERRKIND_UNSUPPORTED code
  * naming MPI's reason (and Open MPI's single-process osc/rdma bug), not yet raised. */

@@ -45,6 +45,42 @@ static inline const char *mpix_test_error_string(int code)
     return text;
 }
 
+/* MPI_Init, this rank and the job size, and MPI_ERRORS_RETURN on MPI_COMM_WORLD so that
+ * tests see the codes that calls return. */
+static inline void mpix_test_start(int *argc, char ***argv, int *rank, int *ranks)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, ranks);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+/* Capture what this process writes to stderr between begin and end into @text. */
+typedef struct mpix_test_capture {
+    char path[64];
+    int file, saved;
+} mpix_test_capture;
+
+static inline void mpix_test_capture_begin(mpix_test_capture *capture)
+{
+    snprintf(capture->path, sizeof capture->path, "/tmp/mpix-test-stderr-XXXXXX");
+    capture->file = mkstemp(capture->path);
+    fflush(stderr);
+    capture->saved = dup(2);
+    dup2(capture->file, 2);
+}
+
+static inline void mpix_test_capture_end(mpix_test_capture *capture, char *text, size_t size)
+{
+    fflush(stderr);
+    dup2(capture->saved, 2);
+    close(capture->saved);
+    ssize_t length = pread(capture->file, text, size - 1, 0);
+    text[length > 0 ? length : 0] = '\0';
+    close(capture->file);
+    unlink(capture->path);
+}
+
 /* A fresh directory under /tmp, the same path on every rank of @comm. */
 static inline void mpix_test_tempdir(MPI_Comm comm, char *path, size_t size)
 {

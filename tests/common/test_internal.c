@@ -75,11 +75,11 @@ static void test_keyvals(void)
     CHECK(mpix_comm_attr_get(dup, &comm_state_keyval, &value) == MPI_SUCCESS && value == NULL, "absent");
     mpix_comm_attr_set(dup, &comm_state_keyval, malloc(16));
     CHECK(mpix_comm_attr_get(dup, &comm_state_keyval, &value) == MPI_SUCCESS && value != NULL, "present");
-    MPI_Comm dup2;
-    MPI_Comm_dup(dup, &dup2);
-    CHECK(mpix_comm_attr_get(dup2, &comm_state_keyval, &value) == MPI_SUCCESS && value == NULL,
+    MPI_Comm dup_of_dup;
+    MPI_Comm_dup(dup, &dup_of_dup);
+    CHECK(mpix_comm_attr_get(dup_of_dup, &comm_state_keyval, &value) == MPI_SUCCESS && value == NULL,
           "state must not be copied to a duplicate");
-    MPI_Comm_free(&dup2);
+    MPI_Comm_free(&dup_of_dup);
     MPI_Comm_free(&dup);
     CHECK(deleted_comm_states == 1, "comm state deleted %d times", deleted_comm_states);
 
@@ -130,9 +130,9 @@ static void test_topology(void)
 
 static void test_verbose_and_hints(void)
 {
-    char path[] = "/tmp/mpix-verbose-XXXXXX";
-    int capture = mkstemp(path), saved = dup(2);
-    dup2(capture, 2);
+    mpix_test_capture capture;
+    char text[256];
+    mpix_test_capture_begin(&capture);
     unsetenv("MPIX_VERBOSE");
     mpix_verbose(MPI_INFO_NULL, "test", "hidden %d", 1);
     setenv("MPIX_VERBOSE", "1", 1);
@@ -142,17 +142,7 @@ static void test_verbose_and_hints(void)
     MPI_Info_set(info, "mpix_verbose", "false");
     mpix_verbose(info, "test", "hidden by info %d", 3);
     unsetenv("MPIX_VERBOSE");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-
-    char text[256] = "";
-    FILE *file = fopen(path, "r");
-    size_t length = fread(text, 1, sizeof text - 1, file);
-    text[length] = '\0';
-    fclose(file);
-    close(capture);
-    unlink(path);
+    mpix_test_capture_end(&capture, text, sizeof text);
     CHECK(strstr(text, "test: shown 2") && !strstr(text, "hidden"), "verbose output '%s'", text);
     CHECK(strstr(text, "mpix[world rank "), "verbose prefix '%s'", text);
 
@@ -179,10 +169,7 @@ static void test_verbose_and_hints(void)
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpix_test_start(&argc, &argv, &rank, &size);
     test_agree(rank, size);
     test_keyvals();
     test_topology();

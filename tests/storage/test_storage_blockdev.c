@@ -11,10 +11,7 @@ int main(int argc, char **argv)
     MPI_Win win;
     unsigned char *base;
     long long slot = 64 << 10, offset = 4096;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpix_test_start(&argc, &argv, &rank, &ranks);
     if (argc != 2) {
         fprintf(stderr, "usage: %s BLOCK_DEVICE\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -61,10 +61,7 @@ int main(int argc, char **argv)
 {
     char good[600], bad[600], path[512];
     long long page = sysconf(_SC_PAGESIZE);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpix_test_start(&argc, &argv, &rank, &ranks);
     last = ranks - 1;
     mpix_test_tempdir(MPI_COMM_WORLD, dir, sizeof dir);
 

@@ -198,10 +198,7 @@ static void run_case(int kind)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpix_test_start(&argc, &argv, &rank, &ranks);
     page = sysconf(_SC_PAGESIZE);
     mpix_test_tempdir(MPI_COMM_WORLD, dir, sizeof dir);
     for (int kind = 0; kind < CASE_COUNT; kind++)

@@ -36,8 +36,13 @@ void bench_row(const bench_options *options, const char *subcommand, const char 
 void bench_heading(const bench_options *options, const char *subcommand, const char *mpix_label,
                    const char *baseline_label);
 
+/* Rank 0 prints a remark under the table ("# text"; in CSV a comment line, which
+ * bench/plot.py skips). */
+void bench_note(const bench_options *options, const char *text);
+
 /* Subcommands; each returns 0 on success. */
 int bench_common(const bench_options *options);
 int bench_storage(const bench_options *options);
+int bench_rma(const bench_options *options);
 
 #endif

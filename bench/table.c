@@ -16,7 +16,7 @@ void bench_heading(const bench_options *options, const char *subcommand, const c
     }
     printf("\n## mpix-bench %s, %d ranks: %s vs %s (ratio = baseline/mpix, above 1 = mpix faster)\n",
            subcommand, options->size, mpix_label, baseline_label);
-    printf("%-34s %10s %12s %12s %12s %12s %8s %9s %9s\n", "case", "bytes", "mpix med us", "mpix min us",
+    printf("%-46s %10s %12s %12s %12s %12s %8s %9s %9s\n", "case", "bytes", "mpix med us", "mpix min us",
            "base med us", "base min us", "ratio", "mpix GB/s", "base GB/s");
 }
 
@@ -29,14 +29,23 @@ void bench_row(const bench_options *options, const char *subcommand, const char 
     if (options->rank != 0)
         return;
     if (options->csv)
-        printf("%s,%s,%zu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", subcommand, case_name, bytes, options->size,
+        /* Case names may hold commas: quoted, as RFC 4180 has it. */
+        printf("%s,\"%s\",%zu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", subcommand, case_name, bytes, options->size,
                mpix.median * 1e6, mpix.min * 1e6, baseline.median * 1e6, baseline.min * 1e6, ratio, mpix_rate,
                baseline_rate);
     else if (bytes)
-        printf("%-34s %10zu %12.3f %12.3f %12.3f %12.3f %7.2fx %9.2f %9.2f\n", case_name, bytes, mpix.median * 1e6,
+        printf("%-46s %10zu %12.3f %12.3f %12.3f %12.3f %7.2fx %9.2f %9.2f\n", case_name, bytes, mpix.median * 1e6,
                mpix.min * 1e6, baseline.median * 1e6, baseline.min * 1e6, ratio, mpix_rate, baseline_rate);
     else
-        printf("%-34s %10s %12.3f %12.3f %12.3f %12.3f %7.2fx %9s %9s\n", case_name, "-", mpix.median * 1e6,
+        printf("%-46s %10s %12.3f %12.3f %12.3f %12.3f %7.2fx %9s %9s\n", case_name, "-", mpix.median * 1e6,
                mpix.min * 1e6, baseline.median * 1e6, baseline.min * 1e6, ratio, "-", "-");
     fflush(stdout);
+}
+
+void bench_note(const bench_options *options, const char *text)
+{
+    if (options->rank == 0) {
+        printf("# %s\n", text);
+        fflush(stdout);
+    }
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int mpix_test_failures;
@@ -138,6 +139,19 @@ static inline int mpix_test_read_file(const char *path, long long offset, void *
     if (fd >= 0)
         close(fd);
     return got == (ssize_t)length ? 0 : -1;
+}
+
+/* Dirty page-cache pages of @path (cachestat, Linux 6.5+): what a sync has not yet put
+ * on the device. -1 when the kernel cannot tell. */
+static inline long long mpix_test_dirty_pages(const char *path)
+{
+    struct { unsigned long long offset, length; } range = { 0, 0 }; /* length 0: to the end */
+    struct { unsigned long long cache, dirty, writeback, evicted, recently_evicted; } stat;
+    int fd = open(path, O_RDONLY);
+    long rc = fd >= 0 ? syscall(451 /* cachestat */, fd, &range, &stat, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    return rc == 0 ? (long long)stat.dirty : -1;
 }
 
 static inline int mpix_test_file_exists(const char *path)

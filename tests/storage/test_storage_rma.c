@@ -79,6 +79,38 @@ static void close_case(window_case *w)
     free(w->displacement);
 }
 
+/* MPIX_Win_flush_storage: on a shared storage window the origin makes the target's
+ * segment durable itself; elsewhere it completes the RMA and says it cannot. */
+static void check_flush_storage(window_case *w, int right)
+{
+    const char *name = case_names[w->kind];
+    int value = 12345 + rank, unsupported_class, error_class;
+    char right_path[600];
+    snprintf(right_path, sizeof right_path, "%s/rma-%d-%d", dir, w->kind, right);
+    MPIX_Query_error_class(MPIX_ERRKIND_UNSUPPORTED, &unsupported_class);
+    MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, w->win);
+    /* The last int lies on storage in every layout tested here. */
+    MPI_Put(&value, 1, MPI_INT, right, at(w, right, w->count - 1), 1, MPI_INT, w->win);
+    int rc = MPIX_Win_flush_storage(right, w->win);
+    if (w->kind == SHARED_STORAGE || w->kind == SHARED_COMBINED) {
+        long long dirty = mpix_test_dirty_pages(right_path);
+        CHECK(rc == MPI_SUCCESS, "%s: flush_storage: %s", name, mpix_test_error_string(rc));
+        CHECK(dirty <= 0, "%s: %lld pages of the target's file still dirty after flush_storage", name, dirty);
+    } else if (ranks > 1) {
+        MPI_Error_class(rc, &error_class);
+        CHECK(error_class == unsupported_class && strstr(mpix_test_error_string(rc), "needs MPIX_Win_sync on rank"),
+              "%s: flush_storage of a peer it does not map: '%s'", name, mpix_test_error_string(rc));
+    }
+    MPI_Win_unlock(right, w->win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w->win);
+    int left = (rank + ranks - 1) % ranks;
+    CHECK(w->local[w->count - 1] == 12345 + left, "%s: flush_storage lost the put (%d)", name, w->local[w->count - 1]);
+    MPI_Win_unlock(rank, w->win);
+}
+
 static int pattern(int origin, long long index) { return origin * 1000003 + (int)index; }
 
 static void run_case(int kind)
@@ -140,6 +172,10 @@ static void run_case(int kind)
     MPI_Get_accumulate(&one, 1, MPI_INT, &accumulated, 1, MPI_INT, 0, at(&w, 0, n - 4), 1, MPI_INT, MPI_SUM, w.win);
     MPI_Raccumulate(&one, 1, MPI_INT, 0, at(&w, 0, n - 5), 1, MPI_INT, MPI_SUM, w.win, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int before_mine = -7;
+    MPI_Rget_accumulate(&one, 1, MPI_INT, &before_mine, 1, MPI_INT, 0, at(&w, 0, n - 6), 1, MPI_INT, MPI_SUM, w.win,
+                        &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
     MPI_Win_flush_all(w.win);
     MPI_Win_unlock_all(w.win);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -153,15 +189,22 @@ static void run_case(int kind)
         CHECK(w.local[n - 1] == ranks * (ranks + 1) / 2, "%s: accumulate gave %d", name, w.local[n - 1]);
         CHECK(w.local[n - 2] == ranks, "%s: fetch_and_op total %d", name, w.local[n - 2]);
         CHECK(w.local[n - 3] >= 0 && w.local[n - 3] < ranks, "%s: swapped value %d", name, w.local[n - 3]);
-        CHECK(w.local[n - 4] == ranks && w.local[n - 5] == ranks, "%s: get_accumulate/raccumulate %d %d", name,
-              w.local[n - 4], w.local[n - 5]);
+        CHECK(w.local[n - 4] == ranks && w.local[n - 5] == ranks && w.local[n - 6] == ranks,
+              "%s: get_accumulate/raccumulate/rget_accumulate %d %d %d", name, w.local[n - 4], w.local[n - 5],
+              w.local[n - 6]);
         MPI_Win_unlock(0, w.win);
     }
 
     /* Durable: sync on every target, then the file holds the window's storage part. */
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w.win);
+    long long dirty_before = mpix_test_dirty_pages(w.path);
     CHECK(MPIX_Win_sync(w.win) == MPI_SUCCESS, "%s: sync", name);
+    long long dirty_after = mpix_test_dirty_pages(w.path);
     MPI_Win_unlock(rank, w.win);
+    /* cachestat sees what is not yet on the device: RMA dirtied the file, sync cleaned it. */
+    if (dirty_after >= 0)
+        CHECK(dirty_before > 0 && dirty_after == 0, "%s: %lld dirty pages before sync, %lld after", name,
+              dirty_before, dirty_after);
     long long bytes = n * (long long)sizeof(int), storage_from = 0, storage_bytes = bytes;
     if (kind == COMBINED_MEMORY_FIRST || kind == SHARED_COMBINED) {
         storage_from = bytes / 2 / page * page;
@@ -191,6 +234,7 @@ static void run_case(int kind)
         MPIX_Win_shared_query(w.win, MPI_PROC_NULL, &size, &unit, &peer);
         CHECK(peer == w.local - (long long)rank * n, "%s: MPI_PROC_NULL query", name);
     }
+    check_flush_storage(&w, right);
     free(buffer);
     MPI_Barrier(MPI_COMM_WORLD);
     close_case(&w);

@@ -74,6 +74,43 @@ static int tour_storage(int size)
     return failures;
 }
 
+/* rma: on a shared storage window an origin makes a peer's data durable itself. */
+static int tour_rma(int size)
+{
+    char path[256];
+    int failures = 0;
+    snprintf(path, sizeof path, "/tmp/mpix-tour-shared-%d.dat", (int)getpid());
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD); /* rank 0 names the one file */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_type", "storage");
+    MPI_Info_set(info, "storage_alloc_filename", path); /* one file: a slot per rank */
+    MPI_Info_set(info, "storage_alloc_unlink", "true");
+    int *mine;
+    MPI_Win win;
+    if (MPIX_Win_allocate_shared(4096, sizeof(int), info, MPI_COMM_WORLD, &mine, &win) != MPI_SUCCESS) {
+        MPI_Info_free(&info);
+        return 1;
+    }
+    MPI_Info_free(&info);
+    int target = size - 1, value = 42;
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+        MPI_Put(&value, 1, MPI_INT, target, 0, 1, MPI_INT, win);
+        failures += MPIX_Win_flush_storage(target, win) != MPI_SUCCESS;
+        MPI_Win_unlock(target, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Aint bytes;
+    int unit, *theirs;
+    MPIX_Win_shared_query(win, target, &bytes, &unit, &theirs);
+    failures += theirs[0] != 42;
+    SAY("[rma] rank 0 put 42 into rank %d's segment of a shared storage window and made it durable with "
+        "MPIX_Win_flush_storage; a load through the shared mapping reads %d\n", target, theirs[0]);
+    MPIX_Win_free(&win);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     int size, failures = 0, total;
@@ -85,6 +122,7 @@ int main(int argc, char **argv)
 
     failures += tour_common();
     failures += tour_storage(size);
+    failures += tour_rma(size);
 
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     SAY("tour %s\n", total ? "FAILED" : "done: every module did what it says");

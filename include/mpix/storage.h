@@ -75,6 +75,12 @@ int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
  * sizes are page multiples. Loads and stores to a peer's segment reach the same pages
  * as the peer's own. Without storage this is MPI_Win_allocate_shared.
  *
+ * @param size      bytes of this rank's segment (0 allowed)
+ * @param disp_unit displacement unit, as MPI_Win_allocate_shared
+ * @param info      hints (MPI_INFO_NULL: a memory window)
+ * @param comm      communicator whose processes share a node
+ * @param[out] baseptr address of a `void *` that receives this rank's segment
+ * @param[out] win  the window
  * @return MPI_SUCCESS or an error code, raised on @p comm. An offset that is not a
  *         multiple of the page size is an MPIX_ERRKIND_ARGUMENT error here.
  * @par Complexity one MPI_Allgather of a small descriptor, then O(ranks) mappings.
@@ -85,9 +91,12 @@ int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 /**
  * @brief MPI_Win_shared_query for memory and storage shared windows alike.
  *
+ * @param win  a window from MPIX_Win_allocate_shared
  * @param rank a rank of the window's group, or MPI_PROC_NULL for the first non-empty
  *             segment, as MPI_Win_shared_query
- * @param[out] size, disp_unit, baseptr the segment's size, unit and the caller's address of it
+ * @param[out] size      the segment's size in bytes
+ * @param[out] disp_unit the segment's displacement unit
+ * @param[out] baseptr   address of a `void *` that receives the caller's address of the segment
  * @return MPI_SUCCESS; MPIX_ERRKIND_ARGUMENT naming @p rank if it is out of range. Raised
  *         on @p win. @par Complexity O(1).
  */
@@ -98,6 +107,9 @@ int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
  *
  * Not collective. With `alloc_type=storage` the memory is a mapping as in
  * MPIX_Win_allocate; attach it with MPIX_Win_attach so MPIX_Win_sync covers it.
+ * @param size bytes to allocate
+ * @param info hints (MPI_INFO_NULL: MPI_Alloc_mem)
+ * @param[out] baseptr address of a `void *` that receives the memory
  * @return MPI_SUCCESS or an error code, raised on MPI_COMM_WORLD.
  */
 int MPIX_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
@@ -105,18 +117,24 @@ int MPIX_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 /**
  * @brief MPI_Free_mem for memory from MPIX_Alloc_mem; storage is flushed (unless
  *        `storage_alloc_discard`), unmapped and unlinked if asked.
+ * @param base what MPIX_Alloc_mem returned
  * @return MPI_SUCCESS or an error code, raised on MPI_COMM_WORLD.
  */
 int MPIX_Free_mem(void *base);
 
 /**
  * @brief MPI_Win_attach that also records storage memory, so MPIX_Win_sync flushes it.
+ * @param win  a dynamic window (MPI_Win_create_dynamic)
+ * @param base start of the memory to expose
+ * @param size its length in bytes
  * @return MPI_SUCCESS or an error code, raised on @p win. @par Complexity O(attached regions).
  */
 int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 
 /**
  * @brief MPI_Win_detach, forgetting a storage region recorded by MPIX_Win_attach.
+ * @param win  the dynamic window
+ * @param base the start given to MPIX_Win_attach
  * @return MPI_SUCCESS or an error code, raised on @p win.
  */
 int MPIX_Win_detach(MPI_Win win, const void *base);
@@ -127,6 +145,7 @@ int MPIX_Win_detach(MPI_Win win, const void *base);
  *
  * Local. Covers the local segment of a storage or shared storage window and every
  * storage region attached with MPIX_Win_attach. On a memory window it is MPI_Win_sync.
+ * @param win any window
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
  *      window size (the kernel tracks dirty pages of shared file mappings).
@@ -139,6 +158,7 @@ int MPIX_Win_sync(MPI_Win win);
  *
  * Collective. Free storage windows with this call: it tears the mapping down only after
  * MPI_Win_free has returned, when no peer can still reach the memory.
+ * @param[in,out] win the window; MPI_WIN_NULL on return
  * @return MPI_SUCCESS or an error code, raised on the window before it is freed or on
  *         MPI_COMM_WORLD after.
  */
@@ -155,6 +175,7 @@ int MPIX_Win_free(MPI_Win *win);
  * `access_style`, `file_perm`, and the striping hints as given (accepted, not applied:
  * they need a striped file system such as Lustre). For other windows it is
  * MPI_Win_get_info.
+ * @param win the window
  * @param[out] info_used a new info object; free it with MPI_Info_free
  * @return MPI_SUCCESS or the error of MPI_Win_get_info. @par Complexity O(hints).
  */
@@ -169,6 +190,8 @@ int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used);
  * does not map (other windows, other nodes) it completes RMA (MPI_Win_flush) and
  * returns MPIX_ERRKIND_UNSUPPORTED: durability then needs MPIX_Win_sync on the target.
  * On a memory window it is MPI_Win_flush.
+ * @param rank target rank in the window's group
+ * @param win  the window
  * @return MPI_SUCCESS or an error code, raised on @p win.
  */
 int MPIX_Win_flush_storage(int rank, MPI_Win win);

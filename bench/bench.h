@@ -44,5 +44,6 @@ void bench_note(const bench_options *options, const char *text);
 int bench_common(const bench_options *options);
 int bench_storage(const bench_options *options);
 int bench_rma(const bench_options *options);
+int bench_spin(const bench_options *options);
 
 #endif

@@ -105,6 +105,20 @@ static int tour_rma(int size)
     int unit, *theirs;
     MPIX_Win_shared_query(win, target, &bytes, &unit, &theirs);
     failures += theirs[0] != 42;
+    /* spin: the leader (rank 0) signals the node through the same window. */
+    if (rank == 0) {
+        int *leader_segment;
+        MPIX_Win_shared_query(win, 0, &bytes, &unit, &leader_segment);
+        leader_segment[0] = 7;
+        MPIX_Win_spin_post(win);
+    } else {
+        MPIX_Win_spin_wait(win);
+    }
+    int *leader_segment;
+    MPIX_Win_shared_query(win, 0, &bytes, &unit, &leader_segment);
+    failures += leader_segment[0] != 7;
+    MPIX_Win_spin_barrier(win);
+    SAY("[spin] rank 0 stored 7 and posted; after MPIX_Win_spin_wait every rank reads %d\n", leader_segment[0]);
     SAY("[rma] rank 0 put 42 into rank %d's segment of a shared storage window and made it durable with "
         "MPIX_Win_flush_storage; a load through the shared mapping reads %d\n", target, theirs[0]);
     MPIX_Win_free(&win);

@@ -13,5 +13,6 @@
 #include <mpix/version.h>
 #include <mpix/common.h>
 #include <mpix/storage.h>
+#include <mpix/spin.h>
 
 #endif

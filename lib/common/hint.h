@@ -22,6 +22,7 @@ typedef enum mpix_hint_id {
     MPIX_HINT_STRIPING_UNIT,
     MPIX_HINT_HY_SPLIT,
     MPIX_HINT_STORAGE_NODE_MEMORY,
+    MPIX_HINT_SPIN_POLLS,
     MPIX_HINT_COUNT
 } mpix_hint_id;
 

@@ -2,6 +2,7 @@
 #include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "spin/control.h"
 
 #include <stdlib.h>
 
@@ -23,6 +24,17 @@ static int check_one_node(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+/* Every shared window carries a spin control block (mpix/spin.h). */
+static int attach_spin(MPI_Win *win, MPI_Comm comm, MPI_Info info)
+{
+    int rc = mpix_agree(comm, mpix_spin_attach(*win, comm, info));
+    if (rc != MPI_SUCCESS) {
+        MPIX_Win_free(win);
+        return mpix_raise_comm(comm, rc);
+    }
+    return MPI_SUCCESS;
+}
+
 MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                       MPI_Win *win)
 {
@@ -34,8 +46,10 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     rc = mpix_storage_begin(size, disp_unit, info, comm, "MPIX_Win_allocate_shared", &config, &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
-    if (!any_storage)
-        return MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    if (!any_storage) {
+        rc = MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        return rc == MPI_SUCCESS ? attach_spin(win, comm, info) : rc;
+    }
     rc = mpix_agree(comm, check_one_node(comm));
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
@@ -60,8 +74,9 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     free(segments);
     if (rc != MPI_SUCCESS)
         return mpix_storage_abandon(state, comm, rc, win);
-    return mpix_storage_expose(state, state->region.segment_base[state->rank], size, disp_unit, info, comm,
-                               "MPIX_Win_allocate_shared", baseptr, win);
+    rc = mpix_storage_expose(state, state->region.segment_base[state->rank], size, disp_unit, info, comm,
+                             "MPIX_Win_allocate_shared", baseptr, win);
+    return rc == MPI_SUCCESS ? attach_spin(win, comm, info) : rc;
 }
 
 MPIX_API int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)

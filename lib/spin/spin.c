@@ -57,13 +57,24 @@ static void wake_if_sleeping(_Atomic uint32_t *word, _Atomic uint32_t *sleepers)
         futex_wake_all(word);
 }
 
-/* The state, or an error raised on @win naming what is wrong. */
-static int state_for(MPI_Win win, const char *call, mpix_spin_state **state)
+enum role { ANYONE, LEADER_ONLY, FOLLOWERS_ONLY };
+
+/* The state, or an error raised on @win naming what is wrong: no control block, or a
+ * caller in the wrong role. */
+static int state_for(MPI_Win win, const char *call, enum role role, mpix_spin_state **state)
 {
     *state = mpix_spin_state_of(win);
     if (!*state)
         return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
                                               "%s: the window was not made by MPIX_Win_allocate_shared", call));
+    if (role == LEADER_ONLY && (*state)->rank != 0)
+        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                              "%s: only the leader (rank 0 of the window's group) posts; this is "
+                                              "rank %d",
+                                              call, (*state)->rank));
+    if (role == FOLLOWERS_ONLY && (*state)->rank == 0)
+        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                              "%s: the leader (rank 0) posts, it does not wait", call));
     /* Separate memory model: public and private copies must meet around the atomics. */
     if ((*state)->separate_model)
         MPI_Win_sync(win);
@@ -73,14 +84,9 @@ static int state_for(MPI_Win win, const char *call, mpix_spin_state **state)
 MPIX_API int MPIX_Win_spin_post(MPI_Win win)
 {
     mpix_spin_state *state;
-    int rc = state_for(win, "MPIX_Win_spin_post", &state);
+    int rc = state_for(win, "MPIX_Win_spin_post", LEADER_ONLY, &state);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (state->rank != 0)
-        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
-                                              "MPIX_Win_spin_post: only the leader (rank 0 of the window's group) "
-                                              "posts; this is rank %d",
-                                              state->rank));
     atomic_fetch_add_explicit(&state->block->posts, 1, memory_order_seq_cst); /* releases earlier stores */
     wake_if_sleeping(&state->block->posts, &state->block->post_sleepers);
     return MPI_SUCCESS;
@@ -89,12 +95,9 @@ MPIX_API int MPIX_Win_spin_post(MPI_Win win)
 MPIX_API int MPIX_Win_spin_wait(MPI_Win win)
 {
     mpix_spin_state *state;
-    int rc = state_for(win, "MPIX_Win_spin_wait", &state);
+    int rc = state_for(win, "MPIX_Win_spin_wait", FOLLOWERS_ONLY, &state);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (state->rank == 0)
-        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
-                                              "MPIX_Win_spin_wait: the leader (rank 0) posts, it does not wait"));
     uint32_t target = state->waits_done + 1;
     /* Wrap-safe: done once posts has reached target, i.e. (posts - target) is "non-negative". */
     uint32_t posts;
@@ -109,7 +112,7 @@ MPIX_API int MPIX_Win_spin_wait(MPI_Win win)
 MPIX_API int MPIX_Win_spin_barrier(MPI_Win win)
 {
     mpix_spin_state *state;
-    int rc = state_for(win, "MPIX_Win_spin_barrier", &state);
+    int rc = state_for(win, "MPIX_Win_spin_barrier", ANYONE, &state);
     if (rc != MPI_SUCCESS)
         return rc;
     mpix_spin_block *block = state->block;

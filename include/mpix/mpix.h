@@ -14,5 +14,6 @@
 #include <mpix/common.h>
 #include <mpix/storage.h>
 #include <mpix/spin.h>
+#include <mpix/hy.h>
 
 #endif

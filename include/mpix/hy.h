@@ -1,0 +1,154 @@
+/**
+ * @file mpix/hy.h
+ * @brief Hybrid MPI+MPI collectives: one shared copy of the data per node, node leaders
+ *        talking across nodes.
+ *
+ * A hybrid communicator (MPIX_Hy_comm_create) has the group of its parent and carries
+ * a two-level split: a node communicator (processes sharing memory) and a bridge
+ * communicator of node leaders (rank 0 of each node). Each collective is set up once
+ * (its `_create` call allocates the node's shared buffer, with MPIX_Win_allocate_shared,
+ * and computes rank tables and counts) and then repeated cheaply; the setup returns a
+ * window that identifies the operation and owns its buffer. Free it with MPIX_Hy_free
+ * before freeing the hybrid communicator.
+ *
+ * @par Split unit
+ * Info key `mpix_hy_split`, or when the info does not set it the environment variable
+ * `MPIX_HY_SPLIT`: `node` (default), `numa` or `socket` (NUMA domain or package of each
+ * process, through hwloc), or an integer k: virtual nodes of k consecutive
+ * MPI_COMM_WORLD ranks of each node, so that multi-node code paths run on one machine.
+ * Any rank placement works: a communicator whose ranks are not in node-contiguous blocks
+ * is reordered internally.
+ *
+ * @par Who may write what, when
+ * Each call starts with a node barrier, so a process may write its input (the `sendbuf`
+ * it passes, or its slot of the shared buffer when it passes MPI_IN_PLACE) once every
+ * process of its node has returned from the previous call on the same window; the
+ * result is readable by every process of the node from the return of the call until it
+ * enters the next call on that window. Results are identical on all processes.
+ */
+#ifndef MPIX_HY_H
+#define MPIX_HY_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Split @p comm into nodes (per `mpix_hy_split`) and return a hybrid communicator.
+ *
+ * Collective over @p comm. The new communicator has @p comm's group and rank order;
+ * MPI_Comm_free releases it and everything mpix hung on it.
+ * @param comm    parent communicator (any, not only MPI_COMM_WORLD)
+ * @param info    MPI_INFO_NULL or hints (`mpix_hy_split`)
+ * @param[out] hy_comm the hybrid communicator
+ * @return MPI_SUCCESS or an error code raised on @p comm (a malformed split value is an
+ *         MPIX_ERRKIND_BAD_HINT error naming it).
+ * @par Complexity two MPI_Comm_split_type/MPI_Comm_split and one MPI_Allgather.
+ */
+int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm);
+
+/**
+ * @brief The two levels of a hybrid communicator.
+ * @param hy_comm from MPIX_Hy_comm_create
+ * @param[out] node_comm   this process's node (do not free)
+ * @param[out] bridge_comm the leaders' communicator on a leader, MPI_COMM_NULL elsewhere (do not free)
+ * @param[out] node        index of this process's node, 0 .. @p nodes - 1
+ * @param[out] nodes       number of nodes
+ * @return MPI_SUCCESS; MPIX_ERRKIND_ARGUMENT if @p hy_comm is not hybrid (raised on it).
+ */
+int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm *bridge_comm, int *node, int *nodes);
+
+/**
+ * @brief Set up an allgather of @p count elements of @p datatype per process.
+ *
+ * Collective over @p hy_comm. The node's shared result holds size(hy_comm) x @p count
+ * elements in rank order.
+ * @param hy_comm  hybrid communicator
+ * @param count    elements contributed by each process (0 allowed)
+ * @param datatype any committed datatype
+ * @param[out] result address of a `void *` receiving the node's result buffer
+ * @param[out] win    the operation
+ * @return MPI_SUCCESS or an error code raised on @p hy_comm.
+ */
+int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, void *result, MPI_Win *win);
+
+/**
+ * @brief Allgather: every process's @p sendbuf lands at its rank's slot of the result.
+ * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
+ *                of the result (after the previous call returned on its whole node)
+ * @param win     from MPIX_Hy_allgather_create
+ * @return MPI_SUCCESS or an error code raised on @p win.
+ * @par Complexity two node barriers, one MPI_Allgatherv (block placement) or
+ *      MPI_Alltoallw (other placements) among leaders, one post/wait.
+ */
+int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win);
+
+/**
+ * @brief Set up a broadcast of @p count elements of @p datatype.
+ * @param hy_comm hybrid communicator
+ * @param count   elements
+ * @param datatype any committed datatype
+ * @param[out] buffer address of a `void *` receiving the node's shared buffer
+ * @param[out] win    the operation
+ * @return MPI_SUCCESS or an error code raised on @p hy_comm.
+ */
+int MPIX_Hy_bcast_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, void *buffer, MPI_Win *win);
+
+/**
+ * @brief Broadcast from @p root: on return every process reads the data in its node's buffer.
+ *
+ * Processes on the root's node read the root's data in place; other nodes receive it
+ * into their buffer through their leaders.
+ * @param sendbuf on @p root, the data, or MPI_IN_PLACE if the root already wrote the
+ *                node buffer; ignored elsewhere
+ * @param root    rank in the hybrid communicator (any rank)
+ * @param win     from MPIX_Hy_bcast_create
+ * @return MPI_SUCCESS or an error code raised on @p win (a root out of range is named).
+ */
+int MPIX_Hy_bcast(const void *sendbuf, int root, MPI_Win win);
+
+/**
+ * @brief Set up an allreduce of @p count elements of @p datatype with @p op.
+ *
+ * Every predefined operation on the datatypes MPI defines it for, and user-defined
+ * commutative operations. A non-commutative user operation is served by MPI_Allreduce
+ * (correct, without the shared-memory path).
+ * @param hy_comm  hybrid communicator
+ * @param count    elements
+ * @param datatype a datatype valid with @p op
+ * @param op       the reduction
+ * @param[out] slot   address of a `void *` receiving this process's input slot (for MPI_IN_PLACE)
+ * @param[out] result address of a `void *` receiving the node's reduced vector
+ * @param[out] win    the operation
+ * @return MPI_SUCCESS or an error code raised on @p hy_comm.
+ */
+int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, MPI_Op op, void *slot,
+                             void *result, MPI_Win *win);
+
+/**
+ * @brief Allreduce: on return the node's result holds the reduction over all processes.
+ *
+ * The node-level reduction is split among the node's processes, each reducing a slice
+ * of the vector over all inputs (MPI_Reduce_local); leaders then combine nodes with
+ * MPI_Allreduce over the bridge.
+ * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
+ * @param win     from MPIX_Hy_allreduce_create
+ * @return MPI_SUCCESS or an error code raised on @p win.
+ * @par Complexity three node barriers, count/(node size) reductions per process, one
+ *      MPI_Allreduce among leaders, one post/wait.
+ */
+int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win);
+
+/**
+ * @brief Free an operation made by one of the `_create` calls (collective over its node).
+ * @param[in,out] win the operation; MPI_WIN_NULL on return
+ * @return MPI_SUCCESS or an error code.
+ */
+int MPIX_Hy_free(MPI_Win *win);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,166 @@
+/* MPIX_Hy_comm_create: the two-level split, by node, NUMA domain, package or virtual
+ * nodes of k consecutive world ranks, and the rank tables every collective uses. */
+#include "hy.h"
+#include "common/agree.h"
+#include "common/api.h"
+#include "common/error.h"
+#include "common/hint.h"
+#include "common/keyval.h"
+#include "common/topo.h"
+#include "common/verbose.h"
+
+#include <stdlib.h>
+
+enum { SPLIT_NODE, SPLIT_NUMA, SPLIT_SOCKET }; /* keyword order of mpix_hy_split */
+
+static void free_state(mpix_hy_state *hy)
+{
+    if (hy->node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&hy->node_comm);
+    if (hy->bridge_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&hy->bridge_comm);
+    free(hy->node_of);
+    free(hy->node_sizes);
+    free(hy->member_offset);
+    free(hy->members);
+    free(hy);
+}
+
+/* Runs inside MPI_Comm_free on every process, so the inner frees match up. */
+static int delete_hy_state(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    free_state(value);
+    return MPI_SUCCESS;
+}
+
+static mpix_keyval hy_keyval = MPIX_COMM_KEYVAL_INIT(delete_hy_state);
+
+mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm)
+{
+    void *state = NULL;
+    if (hy_comm == MPI_COMM_NULL || mpix_comm_attr_get(hy_comm, &hy_keyval, &state) != MPI_SUCCESS)
+        return NULL;
+    return state;
+}
+
+/* The node communicator for the split unit in @split. */
+static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *node_comm)
+{
+    MPI_Comm shared;
+    int rank, rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!split->present || split->keyword == SPLIT_NODE) {
+        *node_comm = shared;
+        return MPI_SUCCESS;
+    }
+    int color = 0;
+    if (split->keyword == SPLIT_NUMA || split->keyword == SPLIT_SOCKET) {
+        mpix_locality where;
+        rc = mpix_topo_locality(&where);
+        int index = split->keyword == SPLIT_NUMA ? where.numa_node : where.package;
+        color = rc == MPI_SUCCESS && index >= 0 ? index : 0;
+    } else {
+        /* Virtual nodes: k consecutive MPI_COMM_WORLD ranks of a physical node, whatever
+         * the order of @comm, so reordered communicators see real non-block placement. */
+        MPI_Comm world_node;
+        int world_node_rank;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &world_node);
+        MPI_Comm_rank(world_node, &world_node_rank);
+        MPI_Comm_free(&world_node);
+        color = world_node_rank / (int)split->integer;
+    }
+    MPI_Comm_rank(comm, &rank);
+    rc = MPI_Comm_split(shared, color, rank, node_comm);
+    MPI_Comm_free(&shared);
+    return rc;
+}
+
+static int build_tables(MPI_Comm comm, mpix_hy_state *hy)
+{
+    int mine[2] = { hy->node, hy->node_rank }, *all = malloc(2 * hy->size * sizeof *all);
+    hy->node_of = malloc(hy->size * sizeof *hy->node_of);
+    hy->node_sizes = calloc(hy->nodes, sizeof *hy->node_sizes);
+    hy->member_offset = calloc(hy->nodes + 1, sizeof *hy->member_offset);
+    hy->members = malloc(hy->size * sizeof *hy->members);
+    if (!all || !hy->node_of || !hy->node_sizes || !hy->member_offset || !hy->members) {
+        free(all);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    for (int r = 0; r < hy->size; r++) {
+        hy->node_of[r] = all[2 * r];
+        hy->node_sizes[all[2 * r]]++;
+    }
+    for (int j = 0; j < hy->nodes; j++)
+        hy->member_offset[j + 1] = hy->member_offset[j] + hy->node_sizes[j];
+    for (int r = 0; r < hy->size; r++)
+        hy->members[hy->member_offset[all[2 * r]] + all[2 * r + 1]] = r;
+    hy->block = 1;
+    for (int i = 0; i < hy->size; i++)
+        hy->block &= hy->members[i] == i;
+    free(all);
+    return rc;
+}
+
+MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm)
+{
+    mpix_hint_value split;
+    mpix_hy_state *hy = calloc(1, sizeof *hy);
+    int rc;
+
+    if (!hy)
+        return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
+    hy->node_comm = hy->bridge_comm = MPI_COMM_NULL;
+    rc = mpix_agree(comm, mpix_hint_get(info, MPIX_HINT_HY_SPLIT, &split));
+    if (rc != MPI_SUCCESS) {
+        free_state(hy);
+        return mpix_raise_comm(comm, rc);
+    }
+    MPI_Comm_rank(comm, &hy->rank);
+    MPI_Comm_size(comm, &hy->size);
+    rc = split_nodes(comm, &split, &hy->node_comm);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_rank(hy->node_comm, &hy->node_rank);
+        MPI_Comm_size(hy->node_comm, &hy->node_size);
+        rc = MPI_Comm_split(comm, hy->node_rank == 0 ? 0 : MPI_UNDEFINED, hy->rank, &hy->bridge_comm);
+    }
+    if (rc == MPI_SUCCESS) {
+        int leader_view[2] = { 0, 0 };
+        if (hy->bridge_comm != MPI_COMM_NULL) {
+            MPI_Comm_rank(hy->bridge_comm, &leader_view[0]);
+            MPI_Comm_size(hy->bridge_comm, &leader_view[1]);
+        }
+        rc = MPI_Bcast(leader_view, 2, MPI_INT, 0, hy->node_comm);
+        hy->node = leader_view[0];
+        hy->nodes = leader_view[1];
+    }
+    if (rc == MPI_SUCCESS)
+        rc = build_tables(comm, hy);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_dup(comm, hy_comm);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy);
+    if (rc != MPI_SUCCESS) {
+        free_state(hy);
+        return mpix_raise_comm(comm, rc);
+    }
+    mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement",
+                 split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
+                 hy->block ? "block" : "non-block (reordered)");
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm *bridge_comm, int *node, int *nodes)
+{
+    mpix_hy_state *hy = mpix_hy_state_of(hy_comm);
+    if (!hy)
+        return mpix_raise_comm(hy_comm, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                                   "MPIX_Hy_comm_query: not a communicator from MPIX_Hy_comm_create"));
+    *node_comm = hy->node_comm;
+    *bridge_comm = hy->bridge_comm;
+    *node = hy->node;
+    *nodes = hy->nodes;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,55 @@
+/* State of a hybrid communicator and of one hybrid collective. */
+#ifndef MPIX_HY_STATE_H
+#define MPIX_HY_STATE_H
+
+#include <mpi.h>
+
+typedef struct mpix_hy_state {
+    MPI_Comm node_comm, bridge_comm; /* bridge: MPI_COMM_NULL on non-leaders */
+    int rank, size;                  /* in the hybrid communicator */
+    int node, nodes;                 /* this process's node index; node count */
+    int node_rank, node_size;
+    int *node_of;                    /* [size]: node of each rank */
+    int *node_sizes;                 /* [nodes] */
+    int *member_offset;              /* [nodes + 1]: where each node's ranks start in members */
+    int *members;                    /* [size]: ranks grouped by node, in node-rank order */
+    int block;                       /* node j holds ranks member_offset[j] .. member_offset[j+1]-1 */
+} mpix_hy_state;
+
+/* The state hung on @hy_comm, or NULL. */
+mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm);
+
+enum { MPIX_HY_ALLGATHER, MPIX_HY_BCAST, MPIX_HY_ALLREDUCE };
+
+typedef struct mpix_hy_op {
+    int kind;
+    mpix_hy_state *hy;
+    int count;
+    MPI_Datatype datatype;
+    MPI_Aint extent;
+    int named;                 /* predefined datatype: copies are memcpy */
+    MPI_Op op;
+    int commutative;
+    MPI_Comm hy_comm;          /* for the non-commutative fallback */
+    char *base;                /* the node's shared buffer (leader's segment) */
+    char *result;              /* where the result lives in it */
+    char *slots;               /* allreduce: node_size input slots */
+    /* allgather, leader, non-block placement: */
+    char *pack;
+    MPI_Datatype *node_types;
+    int *counts, *displs;
+    MPI_Datatype *send_types;
+} mpix_hy_op;
+
+/* Collective over the node: allocate the shared buffer (@bytes on the leader) and hang
+ * @op on the new window. A code, not raised. */
+int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype, MPI_Aint bytes,
+                    MPI_Win *win);
+
+/* The operation behind @win, checked to be of @kind; raises on @win otherwise. */
+int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op);
+
+/* Copy @count elements of the operation's datatype. */
+int mpix_hy_copy(const mpix_hy_op *op, void *to, const void *from, int count);
+
+#endif

@@ -45,5 +45,6 @@ int bench_common(const bench_options *options);
 int bench_storage(const bench_options *options);
 int bench_rma(const bench_options *options);
 int bench_spin(const bench_options *options);
+int bench_hy(const bench_options *options);
 
 #endif

@@ -23,6 +23,7 @@ typedef enum mpix_hint_id {
     MPIX_HINT_HY_SPLIT,
     MPIX_HINT_STORAGE_NODE_MEMORY,
     MPIX_HINT_SPIN_POLLS,
+    MPIX_HINT_HY_SMALL_BYTES,
     MPIX_HINT_COUNT
 } mpix_hint_id;
 

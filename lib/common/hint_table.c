@@ -24,6 +24,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                              1, 1 << 30 },
     [MPIX_HINT_STORAGE_NODE_MEMORY] = { "mpix_storage_node_memory", "MPIX_STORAGE_NODE_MEMORY",
                                         MPIX_HINT_TYPE_INTEGER, NULL, 0, 4.6e18 },
+    [MPIX_HINT_HY_SMALL_BYTES] = { "mpix_hy_small_bytes", "MPIX_HY_SMALL_BYTES", MPIX_HINT_TYPE_INTEGER, NULL, 0,
+                                   1 << 30 },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9 },
 };
 

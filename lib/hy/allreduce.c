@@ -4,8 +4,35 @@
 #include "hy.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/hint.h"
+#include "common/topo.h"
 
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+
+/* Below this many bytes a vector takes the barrier-free path; measured with
+ * mpix-bench hy on the project's machine (docs/PERFORMANCE.md). */
+enum { DEFAULT_SMALL_BYTES = 2048, LINE = 64, SPIN_POLLS = 20000 };
+
+/* Small-message layout, per node process p, in the shared buffer:
+ *   slots[p][parity]: a cache line holding the call number, then the vector
+ *   result[p]: p's own copy of the result
+ *   input[p]: p's fixed input area, for MPI_IN_PLACE
+ * and once for the node: global[parity], the leader's combined result (several nodes). */
+static size_t small_slot(const mpix_hy_op *op) { return LINE + op->small_data; }
+static size_t small_per_process(const mpix_hy_op *op) { return 2 * small_slot(op) + 2 * op->small_data; }
+
+static char *small_slot_of(const mpix_hy_op *op, int process, unsigned parity)
+{
+    return op->base + process * small_per_process(op) + parity * small_slot(op);
+}
+
+static char *small_global(const mpix_hy_op *op, unsigned parity)
+{
+    return op->base + op->hy->node_size * small_per_process(op) + parity * op->small_data;
+}
 
 MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, MPI_Op reduction,
                                       void *slot, void *result, MPI_Win *win)
@@ -17,15 +44,38 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
         return mpix_raise_comm(hy_comm, MPI_ERR_NO_MEM);
     MPI_Type_get_extent(datatype, &lower_bound, &extent);
     int node_size = hy ? hy->node_size : 1;
-    /* The node's buffer: node_size input slots, then the reduced vector. */
     MPI_Aint vector = (MPI_Aint)count * extent;
-    int rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_ALLREDUCE, count, datatype, vector * (node_size + 1), win);
+    mpix_hint_value small_bytes;
+    int rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, &small_bytes);
+    op->small = vector <= (small_bytes.present ? small_bytes.integer : DEFAULT_SMALL_BYTES);
+    op->small_data = ((size_t)vector + LINE - 1) / LINE * LINE;
+    /* A peer that has a core of its own arrives within microseconds, and a yield costs
+     * more than MPI's whole small allreduce here: poll long then. When the node's
+     * processes outnumber its hardware threads, the peer may need this core: yield at once. */
+    mpix_locality where;
+    op->spin_polls = mpix_topo_locality(&where) == MPI_SUCCESS && node_size <= where.pus ? SPIN_POLLS : 0;
+    MPI_Aint bytes = op->small ? (MPI_Aint)(node_size * (2 * (LINE + op->small_data) + 2 * op->small_data) +
+                                            2 * op->small_data)
+                               : vector * (node_size + 1); /* node_size input slots, then the vector */
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_ALLREDUCE, count, datatype, bytes, win);
     if (rc != MPI_SUCCESS) {
         free(op);
         return mpix_raise_comm(hy_comm, rc);
     }
     op->op = reduction;
     MPI_Op_commutative(reduction, &op->commutative);
+    if (op->small) {
+        char *mine = op->base + op->hy->node_rank * small_per_process(op);
+        op->small_result = mine + 2 * small_slot(op);
+        op->small_input = op->small_result + op->small_data;
+        for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
+            atomic_store((_Atomic uint32_t *)small_slot_of(op, op->hy->node_rank, parity), 0);
+        MPIX_Win_spin_barrier(*win);
+        *(void **)slot = op->small_input;
+        *(void **)result = op->small_result;
+        return MPI_SUCCESS;
+    }
     op->slots = op->base;
     op->result = op->base + vector * node_size;
     *(void **)slot = op->slots + vector * op->hy->node_rank;
@@ -33,19 +83,56 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* Small vectors: publish the input with a call number, wait for every other process's,
+ * and reduce all of them, in the same order everywhere, into this process's own copy.
+ * Two alternating slots replace the entry barrier: a process can write slot k+2 only
+ * after every process published call k+1, i.e. finished reading call k. */
+static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
+{
+    mpix_hy_state *hy = op->hy;
+    unsigned call = ++op->calls, parity = call & 1;
+    char *mine = small_slot_of(op, hy->node_rank, parity);
+    int rc = mpix_hy_copy(op, mine + LINE, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->count);
+    atomic_store_explicit((_Atomic uint32_t *)mine, call, memory_order_release);
+    for (int q = 0; q < hy->node_size; q++) {
+        _Atomic uint32_t *published = (_Atomic uint32_t *)small_slot_of(op, q, parity);
+        for (int poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
+            if (poll > op->spin_polls)
+                sched_yield(); /* the writer may be waiting for this core */
+    }
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hy_copy(op, op->small_result, small_slot_of(op, 0, parity) + LINE, op->count);
+    for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
+        rc = MPI_Reduce_local(small_slot_of(op, q, parity) + LINE, op->small_result, op->count, op->datatype, op->op);
+    if (hy->nodes > 1) {
+        char *global = small_global(op, parity);
+        if (hy->node_rank == 0) {
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Allreduce(MPI_IN_PLACE, op->small_result, op->count, op->datatype, op->op, hy->bridge_comm);
+            mpix_hy_copy(op, global, op->small_result, op->count);
+            MPIX_Win_spin_post(win);
+        } else {
+            MPIX_Win_spin_wait(win);
+            mpix_hy_copy(op, op->small_result, global, op->count);
+        }
+    }
+    return mpix_raise_win(win, rc);
+}
+
 /* Non-commutative operations need MPI's rank order: MPI_Allreduce serves them. */
 static int allreduce_by_mpi(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
 {
     mpix_hy_state *hy = op->hy;
-    char *mine = op->slots + (size_t)hy->node_rank * op->count * op->extent;
+    char *mine = op->small ? op->small_input : op->slots + (size_t)hy->node_rank * op->count * op->extent;
+    char *result = op->small ? op->small_result : op->result;
     char *scratch = malloc((size_t)op->count * op->extent + 1);
     int rc;
     MPIX_Win_spin_barrier(win);
     rc = MPI_Allreduce(sendbuf == MPI_IN_PLACE ? mine : sendbuf, scratch, op->count, op->datatype, op->op,
                        op->hy_comm);
     MPIX_Win_spin_barrier(win); /* nobody reads the old result any more */
-    if (hy->node_rank == 0 && rc == MPI_SUCCESS)
-        rc = mpix_hy_copy(op, op->result, scratch, op->count);
+    if ((op->small || hy->node_rank == 0) && rc == MPI_SUCCESS)
+        rc = mpix_hy_copy(op, result, scratch, op->count);
     MPIX_Win_spin_barrier(win);
     free(scratch);
     return mpix_raise_win(win, rc);
@@ -59,6 +146,8 @@ MPIX_API int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win)
         return rc;
     if (!op->commutative)
         return allreduce_by_mpi(op, sendbuf, win);
+    if (op->small)
+        return allreduce_small(op, sendbuf, win);
     mpix_hy_state *hy = op->hy;
     size_t element = (size_t)op->extent, vector = (size_t)op->count * element;
 

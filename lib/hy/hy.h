@@ -3,6 +3,7 @@
 #define MPIX_HY_STATE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct mpix_hy_state {
     MPI_Comm node_comm, bridge_comm; /* bridge: MPI_COMM_NULL on non-leaders */
@@ -34,6 +35,13 @@ typedef struct mpix_hy_op {
     char *base;                /* the node's shared buffer (leader's segment) */
     char *result;              /* where the result lives in it */
     char *slots;               /* allreduce: node_size input slots */
+    /* allreduce below the small-message threshold: no barriers (allreduce.c) */
+    int small;
+    unsigned calls;            /* this process's completed calls */
+    int spin_polls;            /* polls before yielding */
+    size_t small_data;         /* vector bytes rounded to cache lines */
+    char *small_input;         /* this process's fixed input area (MPI_IN_PLACE) */
+    char *small_result;        /* this process's copy of the result */
     /* allgather, leader, non-block placement: */
     char *pack;
     MPI_Datatype *node_types;

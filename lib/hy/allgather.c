@@ -60,6 +60,30 @@ static int prepare_block_nodes(mpix_hy_op *op)
     return MPI_SUCCESS;
 }
 
+int mpix_hy_allgather_prepare(mpix_hy_op *op)
+{
+    if (op->hy->node_rank != 0 || op->hy->nodes == 1)
+        return MPI_SUCCESS;
+    return op->hy->block ? prepare_block_nodes(op) : prepare_scattered_nodes(op);
+}
+
+int mpix_hy_allgather_exchange(mpix_hy_op *op)
+{
+    mpix_hy_state *hy = op->hy;
+    int rc = MPI_SUCCESS;
+    if (hy->block)
+        return MPI_Allgatherv(MPI_IN_PLACE, 0, op->datatype, op->result, op->counts, op->displs, op->datatype,
+                              hy->bridge_comm);
+    int first = hy->member_offset[hy->node];
+    for (int i = 0; i < hy->node_size && rc == MPI_SUCCESS; i++)
+        rc = mpix_hy_copy(op, op->pack + (size_t)i * op->count * op->extent,
+                          op->result + (size_t)hy->members[first + i] * op->count * op->extent, op->count);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Alltoallw(op->pack, op->counts, op->displs, op->send_types, op->result, op->counts + hy->nodes,
+                           op->displs + hy->nodes, op->node_types, hy->bridge_comm);
+    return rc;
+}
+
 MPIX_API int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, void *result, MPI_Win *win)
 {
     mpix_hy_op *op = calloc(1, sizeof *op);
@@ -75,8 +99,7 @@ MPIX_API int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype 
         return mpix_raise_comm(hy_comm, rc);
     }
     op->result = op->base;
-    if (op->hy->node_rank == 0 && op->hy->nodes > 1)
-        rc = op->hy->block ? prepare_block_nodes(op) : prepare_scattered_nodes(op);
+    rc = mpix_hy_allgather_prepare(op);
     if (rc != MPI_SUCCESS) {
         MPIX_Win_free(win);
         return mpix_raise_comm(hy_comm, rc);
@@ -101,18 +124,7 @@ MPIX_API int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win)
     if (hy->nodes == 1 || rc != MPI_SUCCESS)
         return mpix_raise_win(win, rc);
     if (hy->node_rank == 0) {
-        if (hy->block) {
-            rc = MPI_Allgatherv(MPI_IN_PLACE, 0, op->datatype, op->result, op->counts, op->displs, op->datatype,
-                                hy->bridge_comm);
-        } else {
-            int first = hy->member_offset[hy->node];
-            for (int i = 0; i < hy->node_size && rc == MPI_SUCCESS; i++)
-                rc = mpix_hy_copy(op, op->pack + (size_t)i * op->count * op->extent,
-                                  op->result + (size_t)hy->members[first + i] * op->count * op->extent, op->count);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Alltoallw(op->pack, op->counts, op->displs, op->send_types, op->result,
-                                   op->counts + hy->nodes, op->displs + hy->nodes, op->node_types, hy->bridge_comm);
-        }
+        rc = mpix_hy_allgather_exchange(op);
         MPIX_Win_spin_post(win);
     } else {
         MPIX_Win_spin_wait(win);

@@ -119,6 +119,22 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
     return mpix_raise_win(win, rc);
 }
 
+int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into)
+{
+    const mpix_hy_state *hy = op->hy;
+    size_t element = (size_t)op->extent;
+    int first = (int)((long long)op->count * hy->node_rank / hy->node_size);
+    int last = (int)((long long)op->count * (hy->node_rank + 1) / hy->node_size);
+    int rc = MPI_SUCCESS;
+    if (last > first) {
+        rc = mpix_hy_copy(op, into + first * element, inputs + first * element, last - first);
+        for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
+            rc = MPI_Reduce_local(inputs + q * stride + first * element, into + first * element, last - first,
+                                  op->datatype, op->op);
+    }
+    return rc;
+}
+
 /* Non-commutative operations need MPI's rank order: MPI_Allreduce serves them. */
 static int allreduce_by_mpi(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
 {
@@ -156,15 +172,8 @@ MPIX_API int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win)
         rc = mpix_hy_copy(op, op->slots + hy->node_rank * vector, sendbuf, op->count);
     MPIX_Win_spin_barrier(win); /* every input of this node is written */
 
-    /* This process's slice of the vector, reduced over every input slot. */
-    int first = (int)((long long)op->count * hy->node_rank / hy->node_size);
-    int last = (int)((long long)op->count * (hy->node_rank + 1) / hy->node_size);
-    char *slice = op->result + first * element;
-    if (last > first && rc == MPI_SUCCESS) {
-        rc = mpix_hy_copy(op, slice, op->slots + first * element, last - first);
-        for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
-            rc = MPI_Reduce_local(op->slots + q * vector + first * element, slice, last - first, op->datatype, op->op);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hy_reduce_slice(op, op->slots, vector, op->result);
     MPIX_Win_spin_barrier(win); /* the node's vector is complete */
     if (hy->nodes == 1)
         return mpix_raise_win(win, rc);

@@ -54,6 +54,21 @@ typedef struct mpix_hy_op {
 int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype, MPI_Aint bytes,
                     MPI_Win *win);
 
+/* Fill the type facts of @op (no window): for callers that bring their own buffer. */
+void mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype);
+
+/* Free what @op holds besides itself (prepared datatypes, arrays). */
+void mpix_hy_op_release(mpix_hy_op *op);
+
+/* Allgather, leader side: prepare the exchange of node blocks (once), and exchange them
+ * in op->result (rank-order slots of op->count elements). */
+int mpix_hy_allgather_prepare(mpix_hy_op *op);
+int mpix_hy_allgather_exchange(mpix_hy_op *op);
+
+/* Allreduce: this process's slice of the node reduction of @inputs (node_size vectors
+ * of op->count elements, @stride bytes apart) into @into. */
+int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into);
+
 /* The operation behind @win, checked to be of @kind; raises on @win otherwise. */
 int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op);
 

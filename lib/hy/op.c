@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void free_op(mpix_hy_op *op)
+void mpix_hy_op_release(mpix_hy_op *op)
 {
     if (op->node_types) {
         for (int j = 0; j < op->hy->nodes; j++)
@@ -22,6 +22,11 @@ static void free_op(mpix_hy_op *op)
     free(op->counts);
     free(op->displs);
     free(op->pack);
+}
+
+static void free_op(mpix_hy_op *op)
+{
+    mpix_hy_op_release(op);
     free(op);
 }
 
@@ -34,25 +39,32 @@ static int delete_op(MPI_Win win, int keyval, void *value, void *extra)
 
 static mpix_keyval op_keyval = MPIX_WIN_KEYVAL_INIT(delete_op);
 
+void mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype)
+{
+    MPI_Aint lower_bound;
+    int integers, addresses, datatypes, combiner;
+    op->kind = kind;
+    op->hy = hy;
+    op->count = count;
+    op->datatype = datatype;
+    MPI_Type_get_extent(datatype, &lower_bound, &op->extent);
+    MPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner);
+    op->named = combiner == MPI_COMBINER_NAMED;
+}
+
 int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype, MPI_Aint bytes,
                     MPI_Win *win)
 {
-    MPI_Aint lower_bound, size;
-    int unit, integers, addresses, datatypes, combiner;
+    MPI_Aint size;
+    int unit;
     mpix_hy_state *hy = mpix_hy_state_of(hy_comm);
 
     if (!hy)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "not a communicator from MPIX_Hy_comm_create");
     if (count < 0)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "count %d is negative", count);
-    op->kind = kind;
-    op->hy = hy;
-    op->count = count;
-    op->datatype = datatype;
+    mpix_hy_op_describe(op, hy, kind, count, datatype);
     op->hy_comm = hy_comm;
-    MPI_Type_get_extent(datatype, &lower_bound, &op->extent);
-    MPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner);
-    op->named = combiner == MPI_COMBINER_NAMED;
     int rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, hy->node_comm, &op->base, win);
     if (rc == MPI_SUCCESS)
         rc = MPIX_Win_shared_query(*win, 0, &size, &unit, &op->base);

@@ -37,6 +37,13 @@ static wrapper_state *state_of(const struct comm_package *handle)
     return state;
 }
 
+/* An operation description over the caller's region (the wrappers own no buffer). */
+static void describe(mpix_hy_op *op, const wrapper_state *state, int kind, int count, MPI_Datatype datatype)
+{
+    memset(op, 0, sizeof *op);
+    mpix_hy_op_describe(op, mpix_hy_state_of(state->hy_comm), kind, count, datatype);
+}
+
 MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_package *comm_handle)
 {
     wrapper_state *state = calloc(1, sizeof *state);
@@ -104,8 +111,7 @@ MPIX_API void Wrapper_Hy_Allgather(void *start_addr, void *local_addr, int msize
     if (!state)
         return;
     mpix_hy_op op;
-    memset(&op, 0, sizeof op);
-    mpix_hy_op_describe(&op, mpix_hy_state_of(state->hy_comm), MPIX_HY_ALLGATHER, msize, data_type);
+    describe(&op, state, MPIX_HY_ALLGATHER, msize, data_type);
     op.result = start_addr;
     MPIX_Win_spin_barrier(state->sync_win); /* every slot of the node is written */
     int rc = MPI_SUCCESS;
@@ -160,8 +166,7 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
     if (!state)
         return;
     mpix_hy_op reduction;
-    memset(&reduction, 0, sizeof reduction);
-    mpix_hy_op_describe(&reduction, mpix_hy_state_of(state->hy_comm), MPIX_HY_ALLREDUCE, msize, data_type);
+    describe(&reduction, state, MPIX_HY_ALLREDUCE, msize, data_type);
     reduction.op = op;
     size_t vector = (size_t)msize * reduction.extent;
     char *node_reduced = (char *)start_addr + comm_handle->shmemcomm_size * vector, *global = node_reduced + vector;

@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void destroy_state(mpix_storage_window *state)
+/* @completed: the window existed (flush unless discard, unlink only if asked); otherwise
+ * a failed allocation is undone (remove only files it created). */
+static int destroy_state(mpix_storage_window *state, int completed)
 {
-    mpix_storage_region_destroy(&state->region, 1);
+    int rc = mpix_storage_region_destroy(&state->region, completed);
     free(state->attached);
     free(state);
+    return rc;
 }
 
 /* Reached through MPI_Win_free or MPIX_Win_free. MPICH deletes attributes before the
@@ -26,7 +29,7 @@ static int delete_window_state(MPI_Win win, int keyval, void *value, void *extra
     mpix_storage_window *state = value;
     (void)win, (void)keyval, (void)extra;
     if (!state->freeing)
-        destroy_state(state);
+        destroy_state(state, 1);
     return MPI_SUCCESS;
 }
 
@@ -170,9 +173,7 @@ int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Inf
 int mpix_storage_abandon(mpix_storage_window *state, MPI_Comm comm, int code, MPI_Win *win)
 {
     *win = MPI_WIN_NULL;
-    mpix_storage_region_destroy(&state->region, 0);
-    free(state->attached);
-    free(state);
+    destroy_state(state, 0);
     return mpix_raise_comm(comm, code);
 }
 
@@ -214,10 +215,7 @@ MPIX_API int MPIX_Win_free(MPI_Win *win)
         state->freeing = 0;
         return rc;
     }
-    rc = mpix_storage_region_destroy(&state->region, 1);
-    free(state->attached);
-    free(state);
-    return mpix_raise(rc);
+    return mpix_raise(destroy_state(state, 1));
 }
 
 /* MPI_Win_sync for a storage window, inside or outside a passive-target epoch. MPICH

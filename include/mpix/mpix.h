@@ -15,5 +15,6 @@
 #include <mpix/storage.h>
 #include <mpix/spin.h>
 #include <mpix/hy.h>
+#include <mpix/zcopy.h>
 
 #endif

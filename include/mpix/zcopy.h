@@ -1,0 +1,123 @@
+/**
+ * @file mpix/zcopy.h
+ * @brief Zero-copy derived-datatype send: the receiver copies straight from the
+ *        sender's layout into its own, once, with memoized layouts.
+ *
+ * MPIX_Send_zcopy and MPIX_Recv_zcopy have the signatures and the observable results of
+ * MPI_Send and MPI_Recv; both sides of a message use them. Between processes of one node
+ * a large message is not packed: the receiver reads the sender's memory with the
+ * kernel's cross-memory attach (`process_vm_readv`), block by block or in coalesced
+ * spans, straight into its own layout, and then tells the sender it is done. Small
+ * messages travel packed in one MPI message (as MPI's own eager protocol does);
+ * processes on other nodes, peers the kernel refuses to attach to, layouts too
+ * fragmented for a kernel copy, and `MPIX_ZCOPY=off` use plain MPI with the datatype.
+ *
+ * @par Messages on the communicator
+ * Every message is one MPI message on @p comm with the caller's tag (plus, on the
+ * plain-MPI path, a second one with the data right behind it), so matching, wildcards and
+ * the non-overtaking order are MPI's own. The rest of the protocol (the layout, the
+ * completion) goes through the two processes' memory, never through @p comm, so no
+ * receive of the program can consume it. Do not receive a zcopy message with MPI_Recv or
+ * send one to MPIX_Recv_zcopy with MPI_Send: like a mismatched datatype, that is an error
+ * (MPIX_Recv_zcopy reports it as ::MPIX_ERRKIND_ARGUMENT).
+ *
+ * @par Layouts and memoization
+ * A datatype's flattened layout (offset, length blocks in type-map order, adjacent
+ * blocks merged) is computed once from MPI_Type_get_envelope/MPI_Type_get_contents and
+ * cached on the datatype as an attribute, with the expansion for the last count used. A
+ * sender gives each cached layout an id never reused in its process; a receiver keeps
+ * the layouts it has read under (sender, id), so a repeated send carries only the id.
+ * Freeing a datatype deletes its cache, so a reused handle never meets a stale layout.
+ * MPIX_Type_commit_comm gives a datatype one id on every process of a communicator, and
+ * then no layout is ever read from a peer.
+ *
+ * @par Knobs (environment variables, read when a communicator is first used)
+ * - `MPIX_ZCOPY` (`on`|`off`, default on): off sends everything through plain MPI.
+ * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go packed.
+ * - `MPIX_ZCOPY_COALESCE_BYTES` (default 4096): blocks shorter than this are read as
+ *   part of one span with their neighbours when the gap between them is shorter too,
+ *   and scattered locally; a layout whose small blocks are mostly isolated goes
+ *   through MPI instead. 0 turns coalescing off.
+ * - `MPIX_ZCOPY_PTRACER` (`on`|`off`, default off): on kernels with Yama
+ *   `ptrace_scope=1`, let any process of this user read this process's memory
+ *   (`prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`). A security trade-off: opt in only
+ *   where the node is trusted. Without it such kernels get the MPI path.
+ * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
+ *
+ * @par Thread safety
+ * Calls on different communicators may run concurrently under MPI_THREAD_MULTIPLE;
+ * concurrent sends with the same (communicator, destination, tag) have no defined
+ * order, as in MPI.
+ */
+#ifndef MPIX_ZCOPY_H
+#define MPIX_ZCOPY_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief Blocking send of @p count elements of @p datatype, zero-copy on the node.
+ *
+ * Returns when @p buf may be reused: at once for a packed (small) message, after the
+ * receiver has copied the data for a zero-copy one (like a synchronous send).
+ * @param buf      data (MPI_BOTTOM with absolute displacements is allowed)
+ * @param count    elements, >= 0
+ * @param datatype any committed datatype
+ * @param dest     rank in @p comm, or MPI_PROC_NULL
+ * @param tag      0 .. MPI_TAG_UB
+ * @param comm     intra- or intercommunicator
+ * @return MPI_SUCCESS or an error code raised on @p comm: an uncommitted or undecodable
+ *         datatype is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or
+ *         bad rank ::MPIX_ERRKIND_ARGUMENT naming the value.
+ * @par Complexity first send of a (datatype, count): O(blocks) to flatten; afterwards
+ *      O(1) to find the layout. Data: one copy, done by the receiver.
+ */
+int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+
+/**
+ * @brief Blocking receive, the counterpart of MPIX_Send_zcopy, with MPI_Recv semantics.
+ *
+ * @p source may be MPI_ANY_SOURCE and @p tag MPI_ANY_TAG; @p status (or
+ * MPI_STATUS_IGNORE) gets the source, the tag and a count that MPI_Get_count and
+ * MPI_Get_elements read in any datatype. A message longer than the buffer is
+ * MPI_ERR_TRUNCATE (the sender still completes).
+ * @return MPI_SUCCESS or an error code raised on @p comm.
+ * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or
+ *      coalesced spans, no layout transfer; a new sender layout is read once from the
+ *      sender's memory (16 bytes a block).
+ */
+int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status);
+
+/**
+ * @brief Collective commit: MPI_Type_commit, plus one layout id agreed by every process
+ *        of @p comm, so that zcopy messages of this datatype on @p comm never carry or
+ *        read a layout.
+ *
+ * Every process must pass a datatype with the same type map (the same construction);
+ * each process's layout is then known to all its peers without exchange.
+ * @param datatype the datatype to commit (committed in place, as MPI_Type_commit)
+ * @param comm     the communicator the id is valid on
+ * @return MPI_SUCCESS or an error code raised on @p comm (agreed: all fail together).
+ * @par Complexity one MPI_Allreduce of one integer, plus flattening the type once.
+ */
+int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm);
+
+/**
+ * @brief Collective free of a datatype committed with MPIX_Type_commit_comm on @p comm:
+ *        forgets the id on every process and frees the datatype (MPI_Type_free).
+ * Messages already sent with the id stay receivable: a receiver that no longer knows
+ * an id reads the sender's layout instead.
+ * @return MPI_SUCCESS or an error code raised on @p comm; *datatype is MPI_DATATYPE_NULL.
+ * @par Complexity O(1), no communication (collective by contract only).
+ */
+int MPIX_Type_free_comm(MPI_Datatype *datatype, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,214 @@
+/* zcopy state of a communicator, hung on it as an attribute: the knobs read when it was
+ * first used, peer ranks in MPI_COMM_WORLD (the directory's index), the layouts received
+ * from peers by (peer, id), the layouts of collectively committed types by global id,
+ * and the staging buffer of coalesced copies. */
+#include "zcopy.h"
+#include "common/hint.h"
+#include "common/keyval.h"
+#include "common/verbose.h"
+
+#include <stdlib.h>
+#include <uthash.h>
+
+/* A bound on remembered sender layouts per communicator: the oldest goes first. Layouts
+ * of a running program are few; the bound only stops a type-churning one from growing. */
+enum { RECEIVED_MAX = 256 };
+enum { SCRATCH_BYTES = 256 * 1024 };
+
+typedef struct received_key {
+    uint64_t peer, id;    /* no padding: uthash compares keys bytewise */
+} received_key;
+
+struct mpix_zcopy_received {
+    received_key key;
+    mpix_layout layout;
+    UT_hash_handle hh;
+};
+
+struct mpix_zcopy_global {
+    uint64_t id;
+    mpix_layout element;
+    MPI_Aint extent;
+    int count;                /* of the expansion below, -1 before the first */
+    mpix_layout expanded;
+    UT_hash_handle hh;
+};
+
+static void free_state(mpix_zcopy_comm *zc)
+{
+    mpix_zcopy_received *received, *next_received;
+    HASH_ITER(hh, zc->received, received, next_received) {
+        HASH_DEL(zc->received, received);
+        mpix_layout_free(&received->layout);
+        free(received);
+    }
+    mpix_zcopy_global *global, *next_global;
+    HASH_ITER(hh, zc->globals, global, next_global) {
+        HASH_DEL(zc->globals, global);
+        mpix_layout_free(&global->element);
+        mpix_layout_free(&global->expanded);
+        free(global);
+    }
+    free(zc->world_rank);
+    free(zc->scratch);
+    free(zc);
+}
+
+static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    free_state(value);
+    return MPI_SUCCESS;
+}
+
+static mpix_keyval zcopy_keyval = MPIX_COMM_KEYVAL_INIT(delete_zcopy_state);
+
+static int read_knobs(mpix_zcopy_comm *zc)
+{
+    mpix_hint_value value;
+    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, 1, &zc->enabled);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, &value);
+    if (rc == MPI_SUCCESS)
+        zc->eager_bytes = value.present ? value.integer : 16384;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &value);
+    if (rc == MPI_SUCCESS)
+        zc->coalesce_bytes = value.present ? value.integer : 4096;
+    zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    return rc;
+}
+
+/* Peers by MPI_COMM_WORLD rank: a local translation (MPI_UNDEFINED for processes of
+ * another world, which then always get the MPI path). */
+static int translate_peers(MPI_Comm comm, mpix_zcopy_comm *zc)
+{
+    int inter = 0, rc;
+    MPI_Group peers, world;
+    MPI_Comm_test_inter(comm, &inter);
+    rc = inter ? MPI_Comm_remote_group(comm, &peers) : MPI_Comm_group(comm, &peers);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_size(peers, &zc->peers);
+    int *ranks = malloc(zc->peers * sizeof *ranks);
+    zc->world_rank = malloc(zc->peers * sizeof *zc->world_rank);
+    if (!ranks || !zc->world_rank)
+        rc = MPI_ERR_NO_MEM;
+    else {
+        for (int i = 0; i < zc->peers; i++)
+            ranks[i] = i;
+        rc = MPI_Group_translate_ranks(peers, zc->peers, ranks, world, zc->world_rank);
+    }
+    free(ranks);
+    MPI_Group_free(&peers);
+    MPI_Group_free(&world);
+    return rc;
+}
+
+int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
+{
+    void *value = NULL;
+    int rc = mpix_comm_attr_get(comm, &zcopy_keyval, &value);
+    if (rc != MPI_SUCCESS || value) {
+        *state = value;
+        return rc;
+    }
+    mpix_zcopy_comm *zc = calloc(1, sizeof *zc);
+    if (!zc)
+        return MPI_ERR_NO_MEM;
+    rc = read_knobs(zc);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_zcopy_process_get(&zc->process);
+    if (rc == MPI_SUCCESS)
+        rc = translate_peers(comm, zc);
+    if (rc == MPI_SUCCESS && !(zc->scratch = malloc(SCRATCH_BYTES)))
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_comm_attr_set(comm, &zcopy_keyval, zc);
+    if (rc != MPI_SUCCESS) {
+        free_state(zc);
+        return rc;
+    }
+    *state = zc;
+    return MPI_SUCCESS;
+}
+
+size_t mpix_zcopy_scratch_bytes(void) { return SCRATCH_BYTES; }
+
+const mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id)
+{
+    received_key key = { (uint64_t)peer, id };
+    mpix_zcopy_received *found = NULL;
+    HASH_FIND(hh, zc->received, &key, sizeof key, found);
+    return found ? &found->layout : NULL;
+}
+
+const mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout)
+{
+    mpix_zcopy_received *entry = calloc(1, sizeof *entry);
+    if (!entry)
+        return NULL;
+    if (zc->received_count == RECEIVED_MAX) {
+        mpix_zcopy_received *oldest = zc->received; /* uthash keeps insertion order */
+        HASH_DEL(zc->received, oldest);
+        mpix_layout_free(&oldest->layout);
+        free(oldest);
+        zc->received_count--;
+    }
+    entry->key = (received_key){ (uint64_t)peer, id };
+    entry->layout = *layout;
+    *layout = (mpix_layout){ 0 };
+    HASH_ADD(hh, zc->received, key, sizeof entry->key, entry);
+    zc->received_count++;
+    return &entry->layout;
+}
+
+int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype type)
+{
+    mpix_zcopy_global *entry = calloc(1, sizeof *entry);
+    if (!entry)
+        return MPI_ERR_NO_MEM;
+    MPI_Aint lb;
+    MPI_Type_get_extent(type, &lb, &entry->extent);
+    int rc = mpix_layout_of_element(type, &entry->element);
+    if (rc != MPI_SUCCESS) {
+        free(entry);
+        return rc;
+    }
+    entry->id = global_id;
+    entry->count = -1;
+    HASH_ADD(hh, zc->globals, id, sizeof entry->id, entry);
+    return MPI_SUCCESS;
+}
+
+/* The peer's layout for @count elements of the type agreed as @global_id: since every
+ * process committed the same type map, it is this process's own. */
+const mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count)
+{
+    mpix_zcopy_global *entry = NULL;
+    HASH_FIND(hh, zc->globals, &global_id, sizeof global_id, entry);
+    if (!entry)
+        return NULL;
+    if (entry->count != count) {
+        mpix_layout expanded;
+        if (mpix_layout_repeat(&entry->element, count, entry->extent, &expanded) != MPI_SUCCESS)
+            return NULL;
+        mpix_layout_free(&entry->expanded);
+        entry->expanded = expanded;
+        entry->count = count;
+    }
+    return &entry->expanded;
+}
+
+void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id)
+{
+    mpix_zcopy_global *entry = NULL;
+    HASH_FIND(hh, zc->globals, &global_id, sizeof global_id, entry);
+    if (entry) {
+        HASH_DEL(zc->globals, entry);
+        mpix_layout_free(&entry->element);
+        mpix_layout_free(&entry->expanded);
+        free(entry);
+    }
+}

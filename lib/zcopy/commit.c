@@ -1,0 +1,61 @@
+/* MPIX_Type_commit_comm / MPIX_Type_free_comm: one layout id agreed by every process of a
+ * communicator (seed 004's collective datatype creation), so that no process ever reads
+ * a peer's layout for this type: the peer's layout is its own. */
+#include "zcopy.h"
+#include "common/agree.h"
+#include "common/api.h"
+#include "common/error.h"
+
+static int is_named(MPI_Datatype type)
+{
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
+{
+    mpix_zcopy_comm *zc = NULL;
+    int inter = 0, rc = MPI_Comm_test_inter(comm, &inter);
+    if (rc == MPI_SUCCESS && inter)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_commit_comm: an intercommunicator cannot agree on one id; "
+                                               "use an intracommunicator");
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(datatype);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_zcopy_comm_get(comm, &zc);
+    if (inter)
+        return mpix_raise_comm(comm, rc);
+    if ((rc = mpix_agree(comm, rc)) != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+
+    /* Ids above every id any member has used are new to all of them. */
+    uint64_t proposal = zc->process->next_global_id + 1, agreed = 0;
+    rc = MPI_Allreduce(&proposal, &agreed, 1, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    zc->process->next_global_id = agreed;
+    /* Predefined types need no id: their layouts travel inside the header. */
+    if (!is_named(*datatype)) {
+        rc = mpix_zcopy_global_add(zc, agreed, *datatype);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_type_set_global_id(*datatype, comm, agreed);
+        if (rc != MPI_SUCCESS)
+            mpix_zcopy_global_remove(zc, agreed);
+    }
+    return mpix_raise_comm(comm, mpix_agree(comm, rc));
+}
+
+MPIX_API int MPIX_Type_free_comm(MPI_Datatype *datatype, MPI_Comm comm)
+{
+    mpix_zcopy_comm *zc;
+    uint64_t global_id = 0;
+    int rc = mpix_zcopy_comm_get(comm, &zc);
+    if (rc == MPI_SUCCESS && !is_named(*datatype))
+        rc = mpix_type_get_global_id(*datatype, comm, &global_id);
+    if (rc == MPI_SUCCESS && global_id)
+        mpix_zcopy_global_remove(zc, global_id);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_free(datatype);
+    return mpix_raise_comm(comm, rc);
+}

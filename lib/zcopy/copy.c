@@ -1,0 +1,155 @@
+/* The receiver's single copy: from the sender's layout, in the sender's address space,
+ * into its own layout. The kernel's price is per remote iovec (it pins the pages of each
+ * one), so large blocks go as iovec lists, while runs of small blocks separated by small
+ * gaps are read as one span into a staging buffer and scattered with memcpy
+ * (docs/PERFORMANCE.md has the measurements behind the default threshold). */
+#include "zcopy.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+enum { IOV_BATCH = 1024 };       /* UIO_MAXIOV */
+enum { SPAN_PIECES = 4096 };
+
+typedef struct cursor {
+    const mpix_block *blocks;
+    MPI_Aint count, index, used;  /* bytes of blocks[index] already consumed */
+} cursor;
+
+static MPI_Aint cursor_left(const cursor *c) { return c->blocks[c->index].length - c->used; }
+static MPI_Aint cursor_offset(const cursor *c) { return c->blocks[c->index].offset + c->used; }
+
+static void cursor_advance(cursor *c, MPI_Aint length)
+{
+    c->used += length;
+    if (c->used == c->blocks[c->index].length) {
+        c->index++;
+        c->used = 0;
+    }
+}
+
+static MPI_Aint min3(MPI_Aint a, MPI_Aint b, MPI_Aint c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
+
+static int read_batch(pid_t pid, struct iovec *local, int nlocal, struct iovec *remote, int nremote, size_t bytes)
+{
+    ssize_t done = process_vm_readv(pid, local, nlocal, remote, nremote, 0);
+    if (done < 0)
+        return errno;
+    return (size_t)done == bytes ? 0 : EFAULT;
+}
+
+/* Whether [address, ...) continues the last entry of an iovec list. */
+static int continues(const struct iovec *iov, int n, const char *address)
+{
+    return n > 0 && (const char *)iov[n - 1].iov_base + iov[n - 1].iov_len == address;
+}
+
+static void iov_add(struct iovec *iov, int *n, char *address, size_t length)
+{
+    if (continues(iov, *n, address))
+        iov[*n - 1].iov_len += length;
+    else
+        iov[(*n)++] = (struct iovec){ address, length };
+}
+
+static int pull_direct(pid_t pid, char *remote_base, cursor *remote, char *local_base, cursor *local, MPI_Count bytes)
+{
+    struct iovec remote_iov[IOV_BATCH], local_iov[IOV_BATCH];
+    int nremote = 0, nlocal = 0, rc;
+    size_t batch = 0;
+    while (bytes > 0) {
+        MPI_Aint length = min3(cursor_left(remote), cursor_left(local), bytes);
+        char *from = remote_base + cursor_offset(remote), *to = local_base + cursor_offset(local);
+        if ((nremote == IOV_BATCH && !continues(remote_iov, nremote, from)) ||
+            (nlocal == IOV_BATCH && !continues(local_iov, nlocal, to))) {
+            if ((rc = read_batch(pid, local_iov, nlocal, remote_iov, nremote, batch)) != 0)
+                return rc;
+            nremote = nlocal = 0;
+            batch = 0;
+        }
+        iov_add(remote_iov, &nremote, from, length);
+        iov_add(local_iov, &nlocal, to, length);
+        batch += length;
+        bytes -= length;
+        cursor_advance(remote, length);
+        cursor_advance(local, length);
+    }
+    return batch > 0 ? read_batch(pid, local_iov, nlocal, remote_iov, nremote, batch) : 0;
+}
+
+typedef struct span_piece {
+    MPI_Aint at, length;    /* in the staging buffer */
+} span_piece;
+
+/* Spans: consecutive remote pieces, in increasing addresses, with gaps below the
+ * threshold, fitting the staging buffer; one read each, then memcpy into the local
+ * layout. */
+static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local_base, cursor *local,
+                       MPI_Count bytes, char *scratch, MPI_Aint scratch_bytes, MPI_Aint gap_limit)
+{
+    span_piece pieces[SPAN_PIECES];
+    while (bytes > 0) {
+        MPI_Aint start = cursor_offset(remote), end = start, taken = 0;
+        int npieces = 0;
+        while (bytes - taken > 0 && npieces < SPAN_PIECES && remote->index < remote->count) {
+            MPI_Aint at = cursor_offset(remote);
+            if (npieces > 0 && (at < end || at - end > gap_limit))
+                break;
+            MPI_Aint length = min3(cursor_left(remote), bytes - taken, scratch_bytes - (at - start));
+            if (length <= 0)
+                break;
+            pieces[npieces++] = (span_piece){ at - start, length };
+            end = at + length;
+            taken += length;
+            cursor_advance(remote, length);
+        }
+        struct iovec into = { scratch, (size_t)(end - start) }, from = { remote_base + start, (size_t)(end - start) };
+        int rc = read_batch(pid, &into, 1, &from, 1, end - start);
+        if (rc != 0)
+            return rc;
+        for (int p = 0; p < npieces; p++) {
+            MPI_Aint copied = 0;
+            while (copied < pieces[p].length) {
+                MPI_Aint length = cursor_left(local) < pieces[p].length - copied ? cursor_left(local) : pieces[p].length - copied;
+                memcpy(local_base + cursor_offset(local), scratch + pieces[p].at + copied, length);
+                cursor_advance(local, length);
+                copied += length;
+            }
+        }
+        bytes -= taken;
+    }
+    return 0;
+}
+
+int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, const mpix_layout *remote,
+                    char *local_base, const mpix_layout *local, MPI_Count bytes)
+{
+    cursor from = { remote->blocks, remote->nblocks, 0, 0 }, to = { local->blocks, local->nblocks, 0, 0 };
+    if (bytes == 0)
+        return 0;
+    int staged = zc->coalesce_bytes > 0 && remote->bytes < (MPI_Count)zc->coalesce_bytes * remote->nblocks;
+    if (staged)
+        zc->stats.pulled_staged++;
+    else
+        zc->stats.pulled_direct++;
+    if (staged)
+        return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
+                           (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
+    return pull_direct(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
+}
+
+int mpix_zcopy_too_fragmented(const mpix_layout *layout, MPI_Aint coalesce_bytes)
+{
+    if (coalesce_bytes == 0 || layout->nblocks < 2)
+        return 0;
+    /* A block that no span can join (gap to the next beyond the threshold) and that is
+     * much smaller than the threshold costs a kernel iovec for a few bytes. */
+    MPI_Aint isolated = 0;
+    for (MPI_Aint b = 0; b + 1 < layout->nblocks; b++) {
+        MPI_Aint gap = layout->blocks[b + 1].offset - (layout->blocks[b].offset + layout->blocks[b].length);
+        if (layout->blocks[b].length < coalesce_bytes / 4 && (gap < 0 || gap > coalesce_bytes))
+            isolated++;
+    }
+    return 2 * isolated > layout->nblocks;
+}

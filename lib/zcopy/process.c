@@ -1,0 +1,112 @@
+/* This process's side of cross-memory attach: who it is (a node key that only processes
+ * able to name it by pid share), the directory its peers write into once they have
+ * proved they can attach to it, and the counter of layout ids. It lives on
+ * MPI_COMM_SELF, so it ends with MPI.
+ *
+ * Why a directory: whether a peer is on this node and allowed to attach can only be
+ * learnt by trying, and a point-to-point call cannot run a collective to ask. So the
+ * first message to each peer goes through MPI carrying the address of the peer's entry
+ * here; a receiver on the same node writes its pid into it with process_vm_writev, which
+ * succeeds exactly when it may also read this process. From then on messages to it go
+ * zero-copy. */
+#include "zcopy.h"
+#include "common/hint.h"
+#include "common/self_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <uthash.h>
+
+/* Processes that can name each other by pid: same boot, same pid namespace, and (for
+ * clusters of cloned nodes) same host name. */
+static uint32_t node_key(void)
+{
+    char identity[512] = "", boot[64] = "", host[256] = "";
+    struct stat pid_namespace = { 0 };
+    FILE *file = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (file) {
+        if (!fgets(boot, sizeof boot, file))
+            boot[0] = '\0';
+        fclose(file);
+    }
+    stat("/proc/self/ns/pid", &pid_namespace);
+    gethostname(host, sizeof host - 1);
+    int length = snprintf(identity, sizeof identity, "%s|%lu|%s", boot, (unsigned long)pid_namespace.st_ino, host);
+    unsigned key;
+    HASH_JEN(identity, (unsigned)length, key);
+    return key;
+}
+
+static void process_destroy(void *state)
+{
+    mpix_zcopy_process *process = state;
+    munmap(process->directory, process->world_size * sizeof *process->directory);
+    free(process->access);
+    free(process);
+}
+
+static int process_create(void **state)
+{
+    mpix_zcopy_process *process = calloc(1, sizeof *process);
+    if (!process)
+        return MPI_ERR_NO_MEM;
+    MPI_Comm_size(MPI_COMM_WORLD, &process->world_size);
+    process->node_key = node_key();
+    process->pid = getpid();
+    /* Mapped, not malloc'd: a peer's late write after MPI_Finalize unmapped it fails
+     * with EFAULT instead of landing in reused heap. */
+    size_t bytes = process->world_size * sizeof *process->directory;
+    process->directory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    process->access = calloc(process->world_size, 1);
+    if (process->directory == MAP_FAILED || !process->access) {
+        if (process->directory != MAP_FAILED)
+            munmap(process->directory, bytes);
+        free(process->access);
+        free(process);
+        return MPI_ERR_NO_MEM;
+    }
+    int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, 0, &ptracer);
+    if (rc == MPI_SUCCESS && ptracer)
+        prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    if (rc != MPI_SUCCESS) {
+        process_destroy(process);
+        return rc;
+    }
+    *state = process;
+    return MPI_SUCCESS;
+}
+
+static mpix_self_slot process_slot = MPIX_SELF_SLOT_INIT(process_create, process_destroy);
+
+int mpix_zcopy_process_get(mpix_zcopy_process **process)
+{
+    return mpix_self_state(&process_slot, (void **)process);
+}
+
+static int transfer(pid_t pid, uint64_t address, void *data, size_t length, int write)
+{
+    struct iovec local = { data, length }, remote = { (void *)(uintptr_t)address, length };
+    ssize_t done = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+                         : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (done < 0)
+        return errno;
+    return (size_t)done == length ? 0 : EFAULT;
+}
+
+int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length)
+{
+    return transfer(pid, address, (void *)data, length, 1);
+}
+
+int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length)
+{
+    return transfer(pid, address, data, length, 0);
+}

@@ -1,0 +1,157 @@
+/* zcopy internals: flattened layouts, their caches on datatypes and communicators, the
+ * per-process peer directory, the wire header, and the cross-memory copy engine. */
+#ifndef MPIX_ZCOPY_INTERNAL_H
+#define MPIX_ZCOPY_INTERNAL_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- layouts (layout.c) ------------------------------------------------------------ */
+
+/* A contiguous run of bytes at @offset from the buffer pointer. */
+typedef struct mpix_block {
+    MPI_Aint offset, length;
+} mpix_block;
+
+/* Blocks in type-map order (the order the bytes travel in), adjacent ones merged. */
+typedef struct mpix_layout {
+    mpix_block *blocks;
+    MPI_Aint nblocks, capacity;
+    MPI_Count bytes;
+} mpix_layout;
+
+int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
+void mpix_layout_free(mpix_layout *layout);
+
+/* The type map of one element of @type; MPIX_ERRKIND_DATATYPE for a combiner mpix does
+ * not know. Never packs. */
+int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element);
+
+/* @count copies of @element, each @extent bytes after the previous. */
+int mpix_layout_repeat(const mpix_layout *element, MPI_Aint count, MPI_Aint extent, mpix_layout *out);
+
+/* ---- layout cache on datatypes (type_cache.c) ------------------------------------- */
+
+/* A layout to use for one call: memoized on the datatype (id > 0) or made for this call
+ * only (owned, id 0; predefined types, which carry no attributes). */
+typedef struct mpix_layout_view {
+    const mpix_layout *layout;
+    uint64_t id;           /* unique in this process for (datatype state, count) */
+    uint64_t global_id;    /* from MPIX_Type_commit_comm on global_comm, else 0 */
+    MPI_Comm global_comm;
+    mpix_layout owned;
+} mpix_layout_view;
+
+int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view);
+void mpix_layout_view_release(mpix_layout_view *view);
+
+/* Records the collectively agreed id on the datatype's cache (type_cache.c). */
+int mpix_type_set_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t global_id);
+int mpix_type_get_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t *global_id);
+
+/* ---- per-process peer directory (process.c) --------------------------------------- */
+
+/* What a peer writes into this process's directory, by cross-memory attach, once it has
+ * proved it can: its pid, and 1. Read-only for this process. */
+typedef struct mpix_zcopy_directory_entry {
+    volatile int32_t pid;
+    volatile int32_t can_read_me;
+} mpix_zcopy_directory_entry;
+
+enum { MPIX_ZCOPY_ACCESS_UNKNOWN = 0, MPIX_ZCOPY_ACCESS_OK = 1, MPIX_ZCOPY_ACCESS_REFUSED = 2 };
+
+typedef struct mpix_zcopy_process {
+    uint32_t node_key;                       /* boot, pid namespace and host of this process */
+    pid_t pid;
+    int world_size;
+    mpix_zcopy_directory_entry *directory;   /* by MPI_COMM_WORLD rank: who can read me */
+    unsigned char *access;                   /* by world rank: can I attach to them */
+    uint64_t next_layout_id;
+    uint64_t next_global_id;                 /* agreed upwards by MPIX_Type_commit_comm */
+} mpix_zcopy_process;
+
+int mpix_zcopy_process_get(mpix_zcopy_process **process);
+
+/* ---- per-communicator state (comm.c) ------------------------------------------------ */
+
+typedef struct mpix_zcopy_received mpix_zcopy_received;   /* uthash tables, comm.c */
+typedef struct mpix_zcopy_global mpix_zcopy_global;
+
+/* What the calls on a communicator did, for tests and MPIX_VERBOSE: they assert the path
+ * taken, not only the bytes. */
+typedef struct mpix_zcopy_stats {
+    unsigned long sent[4];            /* by MPIX_ZCOPY_EAGER / _MPI / _RTS */
+    unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
+    unsigned long pulled_direct, pulled_staged;
+    unsigned long layouts_read;       /* sender layouts read from its memory */
+    unsigned long layouts_global;     /* sender layouts known by a collective id */
+} mpix_zcopy_stats;
+
+typedef struct mpix_zcopy_comm {
+    int enabled;                 /* MPIX_ZCOPY */
+    int verbose;
+    MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
+    MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
+    int peers;                   /* size of the (remote) group */
+    int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
+    mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
+    int received_count;
+    mpix_zcopy_global *globals;      /* global id -> this process's layout of that type */
+    char *scratch;               /* staging for coalesced spans */
+    mpix_zcopy_stats stats;
+    mpix_zcopy_process *process;
+} mpix_zcopy_comm;
+
+int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
+size_t mpix_zcopy_scratch_bytes(void);
+
+/* Layout cache of a receiver: NULL when (peer, id) is unknown. */
+const mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id);
+/* Keeps @layout (taking ownership) under (peer, id), evicting the oldest beyond a bound. */
+const mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout);
+
+const mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count);
+int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype type);
+void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
+
+/* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
+
+enum { MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
+enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2 };
+#define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
+#define MPIX_ZCOPY_INLINE_BLOCKS 4
+
+typedef struct mpix_zcopy_header {
+    uint32_t magic, kind;
+    int64_t bytes;                /* payload, whatever the path */
+    uint32_t node_key;
+    int32_t pid;
+    uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
+    /* MPIX_ZCOPY_RTS only */
+    uint64_t base;                /* sender's buffer */
+    uint64_t layout_address;      /* sender's blocks, nblocks of them */
+    int64_t nblocks, count;       /* count: of the sender's datatype */
+    uint64_t layout_id, global_id;
+    uint64_t done_address;        /* sender's completion word */
+    mpix_block inline_blocks[MPIX_ZCOPY_INLINE_BLOCKS];
+} mpix_zcopy_header;
+
+/* ---- cross-memory copy (copy.c) ----------------------------------------------------- */
+
+/* Copy @bytes from the sender's layout (at @remote_base in process @pid) into this
+ * process's layout (at @local_base): kernel iovecs for large blocks, coalesced spans
+ * staged in @zc's scratch for small ones. errno-style result: 0 or an errno. */
+int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, const mpix_layout *remote,
+                    char *local_base, const mpix_layout *local, MPI_Count bytes);
+
+/* True when most of @layout's blocks are small and far apart: neither one iovec per
+ * block nor a coalesced span beats packing. */
+int mpix_zcopy_too_fragmented(const mpix_layout *layout, MPI_Aint coalesce_bytes);
+
+/* Write/read a few bytes of another process (the completion word, a directory entry,
+ * a layout). 0 or an errno. */
+int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length);
+int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length);
+
+#endif

@@ -1,0 +1,306 @@
+/* MPI_Recv semantics of the zcopy calls: wildcards and status, truncation on every path,
+ * message order per (source, tag), interleaved tags, MPI_PROC_NULL, errors that name
+ * the value, memoization (a repeated send reads no layout), a freed type whose handle is
+ * reused, collectively committed types (no layout ever read), and user traffic on the
+ * same communicator. Large messages use zero-copy; small ones the packed path. */
+#include "mpix_test.h"
+#include "zcopy/zcopy.h"
+
+#include <mpix/mpix.h>
+
+enum { LARGE = 40000 }; /* doubles: above the default eager threshold */
+
+static MPI_Comm comm;
+
+static mpix_zcopy_stats stats(void)
+{
+    mpix_zcopy_comm *zc = NULL;
+    mpix_zcopy_comm_get(comm, &zc);
+    return zc->stats;
+}
+
+static void fill(double *values, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        values[i] = seed * 1e6 + i;
+}
+
+static int check_values(const double *values, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        if (values[i] != seed * 1e6 + i)
+            return i;
+    return -1;
+}
+
+/* Every rank but 0 sends one small and one large message to rank 0, which takes them
+ * with MPI_ANY_SOURCE / MPI_ANY_TAG and checks each status against the data. */
+static void any_source_any_tag(int rank, int size)
+{
+    double *buffer = malloc(LARGE * sizeof *buffer);
+    int sizes[2] = { 10, LARGE };
+    if (rank != 0) {
+        for (int m = 0; m < 2; m++) {
+            fill(buffer, sizes[m], rank * 10 + m);
+            CHECK(MPIX_Send_zcopy(buffer, sizes[m], MPI_DOUBLE, 0, 100 + rank * 2 + m, comm) == MPI_SUCCESS, "send");
+        }
+    } else {
+        int seen[64] = { 0 };
+        for (int received = 0; received < 2 * (size - 1); received++) {
+            MPI_Status status;
+            int count, rc = MPIX_Recv_zcopy(buffer, LARGE, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &status);
+            CHECK(rc == MPI_SUCCESS, "any-source receive: %s", mpix_test_error_string(rc));
+            MPI_Get_count(&status, MPI_DOUBLE, &count);
+            int m = status.MPI_TAG - 100 - status.MPI_SOURCE * 2;
+            CHECK(m == 0 || m == 1, "tag %d from source %d", status.MPI_TAG, status.MPI_SOURCE);
+            if (m != 0 && m != 1)
+                continue;
+            CHECK(count == sizes[m], "count %d from %d, expected %d", count, status.MPI_SOURCE, sizes[m]);
+            int bad = check_values(buffer, count, status.MPI_SOURCE * 10 + m);
+            CHECK(bad < 0, "message %d from %d: element %d wrong", m, status.MPI_SOURCE, bad);
+            /* Non-overtaking: a source's small message (sent first) arrives first. */
+            CHECK(m == 0 ? !seen[2 * status.MPI_SOURCE] : seen[2 * status.MPI_SOURCE],
+                  "message %d from %d overtook", m, status.MPI_SOURCE);
+            seen[2 * status.MPI_SOURCE + m] = 1;
+        }
+    }
+    /* The wildcards would take the next phase's messages. */
+    MPI_Barrier(comm);
+    free(buffer);
+}
+
+/* Truncation: packed, zero-copy, and (MPIX_ZCOPY=off) MPI paths all report
+ * MPI_ERR_TRUNCATE, and the sender completes. */
+static void truncation(int rank)
+{
+    double *buffer = calloc(LARGE, sizeof *buffer);
+    int sizes[2] = { 100, LARGE };
+    for (int m = 0; m < 2; m++) {
+        if (rank == 1) {
+            fill(buffer, sizes[m], 7);
+            int rc = MPIX_Send_zcopy(buffer, sizes[m], MPI_DOUBLE, 0, 5, comm);
+            CHECK(rc == MPI_SUCCESS, "sender of a truncated message: %s", mpix_test_error_string(rc));
+        } else if (rank == 0) {
+            MPI_Status status;
+            int error_class = -1, rc = MPIX_Recv_zcopy(buffer, sizes[m] / 2, MPI_DOUBLE, 1, 5, comm, &status);
+            MPI_Error_class(rc, &error_class);
+            CHECK(error_class == MPI_ERR_TRUNCATE, "%d doubles into %d: class %d (%s)", sizes[m], sizes[m] / 2,
+                  error_class, mpix_test_error_string(rc));
+            CHECK(status.MPI_SOURCE == 1 && status.MPI_TAG == 5, "truncated status source %d tag %d",
+                  status.MPI_SOURCE, status.MPI_TAG);
+        }
+    }
+    /* The communicator still works after a truncation. */
+    if (rank == 1)
+        MPIX_Send_zcopy(buffer, 3, MPI_DOUBLE, 0, 6, comm);
+    else if (rank == 0)
+        CHECK(MPIX_Recv_zcopy(buffer, 3, MPI_DOUBLE, 1, 6, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS, "after truncate");
+    free(buffer);
+}
+
+/* Packed messages with tags 1, 2, 3 received as 3, 1, 2; then four messages with one
+ * tag received in order. */
+static void interleaved_tags(int rank)
+{
+    double value[1];
+    if (rank == 1) {
+        for (int tag = 1; tag <= 3; tag++) {
+            value[0] = tag;
+            MPIX_Send_zcopy(value, 1, MPI_DOUBLE, 0, tag, comm);
+        }
+        for (int i = 0; i < 4; i++) {
+            value[0] = 10 + i;
+            MPIX_Send_zcopy(value, 1, MPI_DOUBLE, 0, 9, comm);
+        }
+    } else if (rank == 0) {
+        int order[3] = { 3, 1, 2 };
+        for (int i = 0; i < 3; i++) {
+            MPIX_Recv_zcopy(value, 1, MPI_DOUBLE, 1, order[i], comm, MPI_STATUS_IGNORE);
+            CHECK(value[0] == order[i], "tag %d carried %g", order[i], value[0]);
+        }
+        for (int i = 0; i < 4; i++) {
+            MPIX_Recv_zcopy(value, 1, MPI_DOUBLE, 1, 9, comm, MPI_STATUS_IGNORE);
+            CHECK(value[0] == 10 + i, "message %d of one tag carried %g", i, value[0]);
+        }
+    }
+}
+
+/* A repeated (datatype, count) sends only the layout id after the first time; a freed
+ * type whose handle is reused by a different layout is never served the old one. */
+static void memoization_and_reuse(int rank, int zero_copy)
+{
+    double *buffer = malloc(10 * LARGE * sizeof *buffer);
+    MPI_Datatype first, second;
+    MPI_Type_vector(LARGE / 8, 8, 16, MPI_DOUBLE, &first);
+    MPI_Type_commit(&first);
+    unsigned long read_before = stats().layouts_read;
+    for (int round = 0; round < 5; round++) {
+        if (rank == 1) {
+            fill(buffer, 2 * LARGE, round);
+            MPIX_Send_zcopy(buffer, 1, first, 0, 20, comm);
+        } else if (rank == 0) {
+            double *into = calloc(LARGE, sizeof *into);
+            MPIX_Recv_zcopy(into, LARGE, MPI_DOUBLE, 1, 20, comm, MPI_STATUS_IGNORE);
+            int bad = -1;
+            for (int i = 0; i < LARGE && bad < 0; i++)
+                if (into[i] != round * 1e6 + (i / 8) * 16 + i % 8)
+                    bad = i;
+            CHECK(bad < 0, "round %d: element %d wrong", round, bad);
+            free(into);
+        }
+    }
+    if (rank == 0 && zero_copy)
+        CHECK(stats().layouts_read - read_before == 1, "5 sends of one layout read it %lu times",
+              stats().layouts_read - read_before);
+    MPI_Datatype freed = first;
+    MPI_Type_free(&first);
+    /* Different blocks: 4 of 16 at stride 40. */
+    MPI_Type_vector(LARGE / 4, 4, 40, MPI_DOUBLE, &second);
+    MPI_Type_commit(&second);
+    if (rank == 1) {
+        if (second == freed)
+            printf("zcopy semantics: the freed handle was reused (as this test hopes)\n");
+        fill(buffer, 10 * LARGE, 42);
+        MPIX_Send_zcopy(buffer, 1, second, 0, 21, comm);
+    } else if (rank == 0) {
+        double *into = calloc(LARGE, sizeof *into);
+        MPIX_Recv_zcopy(into, LARGE, MPI_DOUBLE, 1, 21, comm, MPI_STATUS_IGNORE);
+        int bad = -1;
+        for (int i = 0; i < LARGE && bad < 0; i++)
+            if (into[i] != 42e6 + (i / 4) * 40 + i % 4)
+                bad = i;
+        CHECK(bad < 0, "reused handle: element %d wrong (stale layout?)", bad);
+        free(into);
+    }
+    MPI_Type_free(&second);
+    free(buffer);
+}
+
+/* MPIX_Type_commit_comm: no layout is read, even the first time. */
+static void collective_commit(int rank, int zero_copy)
+{
+    MPI_Datatype type;
+    double *buffer = malloc(2 * LARGE * sizeof *buffer);
+    MPI_Type_vector(LARGE / 8, 8, 16, MPI_DOUBLE, &type);
+    int rc = MPIX_Type_commit_comm(&type, comm);
+    CHECK(rc == MPI_SUCCESS, "MPIX_Type_commit_comm: %s", mpix_test_error_string(rc));
+    mpix_zcopy_stats before = stats();
+    for (int round = 0; round < 3; round++) {
+        if (rank == 1) {
+            fill(buffer, 2 * LARGE, round + 3);
+            MPIX_Send_zcopy(buffer, 1, type, 0, 30, comm);
+        } else if (rank == 0) {
+            memset(buffer, 0, 2 * LARGE * sizeof *buffer);
+            MPIX_Recv_zcopy(buffer, 1, type, 1, 30, comm, MPI_STATUS_IGNORE);
+            int bad = -1;
+            for (int i = 0; i < 2 * LARGE && bad < 0; i++)
+                if (i % 16 < 8 && buffer[i] != (round + 3) * 1e6 + i)
+                    bad = i;
+            CHECK(bad < 0, "committed type, round %d: element %d wrong", round, bad);
+        }
+    }
+    if (rank == 0 && zero_copy) {
+        mpix_zcopy_stats after = stats();
+        CHECK(after.layouts_read == before.layouts_read, "a committed type's layout was read %lu times",
+              after.layouts_read - before.layouts_read);
+        CHECK(after.layouts_global - before.layouts_global == 3, "global layout used %lu times of 3",
+              after.layouts_global - before.layouts_global);
+    }
+    rc = MPIX_Type_free_comm(&type, comm);
+    CHECK(rc == MPI_SUCCESS && type == MPI_DATATYPE_NULL, "MPIX_Type_free_comm: %s", mpix_test_error_string(rc));
+    free(buffer);
+}
+
+static void edge_cases(int rank, int size)
+{
+    MPI_Status status;
+    double value = 1;
+    int count = -1;
+    CHECK(MPIX_Send_zcopy(&value, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, comm) == MPI_SUCCESS, "send to MPI_PROC_NULL");
+    CHECK(MPIX_Recv_zcopy(&value, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, comm, &status) == MPI_SUCCESS, "recv PROC_NULL");
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(status.MPI_SOURCE == MPI_PROC_NULL && status.MPI_TAG == MPI_ANY_TAG && count == 0,
+          "MPI_PROC_NULL status: source %d tag %d count %d", status.MPI_SOURCE, status.MPI_TAG, count);
+
+    int rc = MPIX_Send_zcopy(&value, -3, MPI_DOUBLE, 0, 0, comm);
+    CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "-3"), "negative count: %s",
+          mpix_test_error_string(rc));
+    rc = MPIX_Send_zcopy(&value, 1, MPI_DOUBLE, size + 4, 0, comm);
+    CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "destination"), "bad rank: %s",
+          mpix_test_error_string(rc));
+
+    if (size == 1)
+        return;
+    /* A plain MPI message is not a zcopy message: named as such, and consumed. */
+    if (rank == 1)
+        MPI_Send(&value, 1, MPI_DOUBLE, 0, 40, comm);
+    else if (rank == 0) {
+        rc = MPIX_Recv_zcopy(&value, 1, MPI_DOUBLE, 1, 40, comm, MPI_STATUS_IGNORE);
+        CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "not sent by MPIX_Send_zcopy"),
+              "plain MPI message: %s", mpix_test_error_string(rc));
+    }
+    /* Zero count, zero-size datatype. */
+    if (rank == 1)
+        MPIX_Send_zcopy(NULL, 0, MPI_DOUBLE, 0, 41, comm);
+    else if (rank == 0) {
+        rc = MPIX_Recv_zcopy(NULL, 0, MPI_DOUBLE, 1, 41, comm, &status);
+        MPI_Get_count(&status, MPI_DOUBLE, &count);
+        CHECK(rc == MPI_SUCCESS && count == 0, "zero count: rc %d count %d", rc, count);
+    }
+    /* User traffic on the same communicator is untouched around zcopy messages. */
+    double *large = malloc(LARGE * sizeof *large);
+    if (rank == 1) {
+        value = 77;
+        MPI_Send(&value, 1, MPI_DOUBLE, 0, 50, comm);
+        fill(large, LARGE, 9);
+        MPIX_Send_zcopy(large, LARGE, MPI_DOUBLE, 0, 50, comm);
+        value = 78;
+        MPI_Send(&value, 1, MPI_DOUBLE, 0, 50, comm);
+    } else if (rank == 0) {
+        MPI_Recv(&value, 1, MPI_DOUBLE, 1, 50, comm, MPI_STATUS_IGNORE);
+        CHECK(value == 77, "user message before: %g", value);
+        MPIX_Recv_zcopy(large, LARGE, MPI_DOUBLE, 1, 50, comm, MPI_STATUS_IGNORE);
+        CHECK(check_values(large, LARGE, 9) < 0, "zcopy message between user messages");
+        MPI_Recv(&value, 1, MPI_DOUBLE, 1, 50, comm, MPI_STATUS_IGNORE);
+        CHECK(value == 78, "user message after: %g", value);
+    }
+    free(large);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    mpix_test_start(&argc, &argv, &rank, &size);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const char *switch_value = getenv("MPIX_ZCOPY");
+    int zero_copy = !(switch_value && !strcmp(switch_value, "off"));
+
+    edge_cases(rank, size);
+    if (size > 1) {
+        /* Teach every pair that it can attach (the first message of each goes via MPI). */
+        double warm[LARGE / 4];
+        for (int peer = 0; peer < size; peer++)
+            if (peer != rank) {
+                int low = rank < peer;
+                for (int step = 0; step < 2; step++) {
+                    if ((step == 0) == low)
+                        MPIX_Send_zcopy(warm, LARGE / 4, MPI_DOUBLE, peer, 99, comm);
+                    else
+                        MPIX_Recv_zcopy(warm, LARGE / 4, MPI_DOUBLE, peer, 99, comm, MPI_STATUS_IGNORE);
+                }
+            }
+        any_source_any_tag(rank, size);
+        truncation(rank);
+        interleaved_tags(rank);
+        memoization_and_reuse(rank, zero_copy);
+        collective_commit(rank, zero_copy);
+        mpix_zcopy_stats s = stats();
+        if (zero_copy && rank == 0)
+            CHECK(s.sent[MPIX_ZCOPY_RTS] + s.pulled_direct + s.pulled_staged > 0, "no zero-copy transfer happened");
+        if (!zero_copy)
+            CHECK(s.sent[MPIX_ZCOPY_RTS] == 0, "MPIX_ZCOPY=off still sent %lu zero-copy", s.sent[MPIX_ZCOPY_RTS]);
+    }
+    MPI_Comm_free(&comm);
+    return mpix_test_finish("zcopy semantics");
+}

@@ -6,6 +6,8 @@
 #include "common/api.h"
 #include "common/error.h"
 
+#include <stddef.h>
+
 static int is_named(MPI_Datatype type)
 {
     int ni, na, nt, combiner;

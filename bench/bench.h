@@ -46,5 +46,6 @@ int bench_storage(const bench_options *options);
 int bench_rma(const bench_options *options);
 int bench_spin(const bench_options *options);
 int bench_hy(const bench_options *options);
+int bench_zcopy(const bench_options *options);
 
 #endif

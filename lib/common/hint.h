@@ -28,6 +28,7 @@ typedef enum mpix_hint_id {
     MPIX_HINT_ZCOPY_EAGER_BYTES,
     MPIX_HINT_ZCOPY_COALESCE_BYTES,
     MPIX_HINT_ZCOPY_PTRACER,
+    MPIX_HINT_ZCOPY_METHOD,
     MPIX_HINT_COUNT
 } mpix_hint_id;
 

@@ -32,6 +32,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_COALESCE_BYTES] = { "mpix_zcopy_coalesce_bytes", "MPIX_ZCOPY_COALESCE_BYTES",
                                          MPIX_HINT_TYPE_INTEGER, NULL, 0, 1 << 30 },
     [MPIX_HINT_ZCOPY_PTRACER] = { "mpix_zcopy_ptracer", "MPIX_ZCOPY_PTRACER", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_ZCOPY_METHOD] = { "mpix_zcopy_method", "MPIX_ZCOPY_METHOD", MPIX_HINT_TYPE_KEYWORD,
+                                 "auto|direct|staged", 0, 0 },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9 },
 };
 

@@ -75,6 +75,8 @@ static int read_knobs(mpix_zcopy_comm *zc)
         rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &value);
     if (rc == MPI_SUCCESS)
         zc->coalesce_bytes = value.present ? value.integer : 4096;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_AUTO, &zc->method);
     zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
     return rc;
 }
@@ -136,7 +138,7 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
 
 size_t mpix_zcopy_scratch_bytes(void) { return SCRATCH_BYTES; }
 
-const mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id)
+mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id)
 {
     received_key key = { (uint64_t)peer, id };
     mpix_zcopy_received *found = NULL;
@@ -144,7 +146,7 @@ const mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint6
     return found ? &found->layout : NULL;
 }
 
-const mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout)
+mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout)
 {
     mpix_zcopy_received *entry = calloc(1, sizeof *entry);
     if (!entry)
@@ -184,7 +186,7 @@ int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype 
 
 /* The peer's layout for @count elements of the type agreed as @global_id: since every
  * process committed the same type map, it is this process's own. */
-const mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count)
+mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count)
 {
     mpix_zcopy_global *entry = NULL;
     HASH_FIND(hh, zc->globals, &global_id, sizeof global_id, entry);

@@ -4,6 +4,7 @@
  * gaps are read as one span into a staging buffer and scattered with memcpy
  * (docs/PERFORMANCE.md has the measurements behind the default threshold). */
 #include "zcopy.h"
+#include "mpix_config.h"
 
 #include <errno.h>
 #include <string.h>
@@ -122,13 +123,59 @@ static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local
     return 0;
 }
 
-int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, const mpix_layout *remote,
+/* Cost model, in nanoseconds, with constants measured on the development machine by
+ * mpix-bench zcopy (docs/PERFORMANCE.md): the kernel charges per remote iovec, a span
+ * costs the gaps it reads, a staged piece its memcpy call; the MPI datatype engine
+ * costs per block and per byte, more per byte for blocks below 16 KiB. */
+static const double IOV_NS = 100.0, CMA_BYTES_PER_NS = 17.0, MEMCPY_BYTES_PER_NS = 10.0, PIECE_NS = 6.0;
+#if MPIX_MPI_IS_MPICH
+static const double MPI_BYTES_PER_NS = 9.0, MPI_BLOCK_NS = 6.0, MPI_SMALL_BLOCK_BYTES_PER_NS = 5.0;
+#else
+static const double MPI_BYTES_PER_NS = 17.0, MPI_BLOCK_NS = 3.5, MPI_SMALL_BLOCK_BYTES_PER_NS = 8.0;
+#endif
+
+const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_limit)
+{
+    mpix_zcopy_costs *costs = &layout->costs;
+    if (layout->costed_gap_limit == gap_limit)
+        return costs;
+    MPI_Aint nspans = 0, span_start = 0, span_end = 0, small_bytes = 0;
+    double span_bytes = 0;
+    for (MPI_Aint b = 0; b < layout->nblocks; b++) {
+        const mpix_block *block = &layout->blocks[b];
+        MPI_Aint gap = block->offset - span_end;
+        if (b == 0 || gap < 0 || gap > gap_limit ||
+            block->offset + block->length - span_start > (MPI_Aint)mpix_zcopy_scratch_bytes()) {
+            span_bytes += span_end - span_start;
+            span_start = block->offset;
+            nspans++;
+        }
+        span_end = block->offset + block->length;
+        if (block->length < 16384)
+            small_bytes += block->length;
+    }
+    span_bytes += span_end - span_start;
+    double bytes = (double)layout->bytes;
+    costs->direct = layout->nblocks * IOV_NS + bytes / CMA_BYTES_PER_NS;
+    costs->staged = gap_limit > 0 ? nspans * IOV_NS + span_bytes / CMA_BYTES_PER_NS + bytes / MEMCPY_BYTES_PER_NS +
+                                        layout->nblocks * PIECE_NS
+                                  : 1e300;
+    costs->mpi = bytes / MPI_BYTES_PER_NS + layout->nblocks * MPI_BLOCK_NS + small_bytes / MPI_SMALL_BLOCK_BYTES_PER_NS;
+    layout->costed_gap_limit = gap_limit;
+    return costs;
+}
+
+int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_layout *remote,
                     char *local_base, const mpix_layout *local, MPI_Count bytes)
 {
     cursor from = { remote->blocks, remote->nblocks, 0, 0 }, to = { local->blocks, local->nblocks, 0, 0 };
     if (bytes == 0)
         return 0;
-    int staged = zc->coalesce_bytes > 0 && remote->bytes < (MPI_Count)zc->coalesce_bytes * remote->nblocks;
+    int staged = zc->method == MPIX_ZCOPY_METHOD_STAGED;
+    if (zc->method == MPIX_ZCOPY_METHOD_AUTO) {
+        const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
+        staged = costs->staged < costs->direct;
+    }
     if (staged)
         zc->stats.pulled_staged++;
     else
@@ -137,19 +184,4 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, const 
         return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
                            (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
     return pull_direct(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
-}
-
-int mpix_zcopy_too_fragmented(const mpix_layout *layout, MPI_Aint coalesce_bytes)
-{
-    if (coalesce_bytes == 0 || layout->nblocks < 2)
-        return 0;
-    /* A block that no span can join (gap to the next beyond the threshold) and that is
-     * much smaller than the threshold costs a kernel iovec for a few bytes. */
-    MPI_Aint isolated = 0;
-    for (MPI_Aint b = 0; b + 1 < layout->nblocks; b++) {
-        MPI_Aint gap = layout->blocks[b + 1].offset - (layout->blocks[b].offset + layout->blocks[b].length);
-        if (layout->blocks[b].length < coalesce_bytes / 4 && (gap < 0 || gap > coalesce_bytes))
-            isolated++;
-    }
-    return 2 * isolated > layout->nblocks;
 }

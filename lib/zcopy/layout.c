@@ -15,6 +15,7 @@ int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length)
     if (length == 0)
         return MPI_SUCCESS;
     layout->bytes += length;
+    layout->costed_gap_limit = -1;
     if (layout->nblocks > 0) {
         mpix_block *last = &layout->blocks[layout->nblocks - 1];
         if (last->offset + last->length == offset) {

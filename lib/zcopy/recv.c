@@ -44,11 +44,11 @@ static void scatter(const char *from, MPI_Count bytes, char *buf, const mpix_lay
 /* The sender's layout: inline in the header, known by its global id, remembered from an
  * earlier message, or read from the sender's memory (and then remembered). */
 static int sender_layout(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header, mpix_layout *inline_layout,
-                         const mpix_layout **layout)
+                         mpix_layout **layout)
 {
     if (header->nblocks <= MPIX_ZCOPY_INLINE_BLOCKS) {
-        *inline_layout = (mpix_layout){ (mpix_block *)header->inline_blocks, header->nblocks, header->nblocks,
-                                        header->bytes };
+        *inline_layout = (mpix_layout){ .blocks = (mpix_block *)header->inline_blocks, .nblocks = header->nblocks,
+                                        .capacity = header->nblocks, .bytes = header->bytes, .costed_gap_limit = -1 };
         *layout = inline_layout;
         return MPI_SUCCESS;
     }
@@ -58,7 +58,8 @@ static int sender_layout(mpix_zcopy_comm *zc, int source, const mpix_zcopy_heade
     }
     if (header->layout_id && (*layout = mpix_zcopy_received_find(zc, source, header->layout_id)))
         return MPI_SUCCESS;
-    mpix_layout read = { malloc(header->nblocks * sizeof(mpix_block)), header->nblocks, header->nblocks, header->bytes };
+    mpix_layout read = { .blocks = malloc(header->nblocks * sizeof(mpix_block)), .nblocks = header->nblocks,
+                         .capacity = header->nblocks, .bytes = header->bytes, .costed_gap_limit = -1 };
     if (!read.blocks)
         return MPI_ERR_NO_MEM;
     int error = mpix_zcopy_read_remote(header->pid, header->layout_address, read.blocks,
@@ -84,7 +85,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     int rc = MPI_ERR_TRUNCATE;
     if (header->bytes <= capacity) {
         mpix_layout inline_layout = { 0 };
-        const mpix_layout *remote = NULL;
+        mpix_layout *remote = NULL;
         mpix_layout_view local;
         rc = sender_layout(zc, source, header, &inline_layout, &remote);
         if (rc == MPI_SUCCESS && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {

@@ -90,6 +90,50 @@ static int send_rts(const void *buf, int count, const mpix_layout_view *view, mp
     return rc;
 }
 
+/* Whether MPI's datatype engine clearly beats both kernel copies for this layout
+ * (unless a method is forced): by more than the model's error, a quarter, since on a
+ * tie the single copy leaves the sender's core and cache free. */
+static int too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
+{
+    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
+        return 0;
+    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
+    return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
+}
+
+enum { TRIALS = 3 };
+
+/* Zero-copy or MPI for a large message to a peer that can attach: forced by
+ * MPIX_ZCOPY_METHOD; for a memoized layout, the faster in a trial of TRIALS sends each
+ * way (a blocking send lasts as long as the transfer); else the cost model. */
+static int choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view)
+{
+    mpix_layout *layout = view->layout;
+    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
+        return MPIX_ZCOPY_RTS;
+    if (too_fragmented(zc, layout)) {
+        zc->stats.sent_fragmented++;
+        return MPIX_ZCOPY_MPI;
+    }
+    if (!view->id || layout->zcopy_trials < TRIALS)
+        return MPIX_ZCOPY_RTS;
+    if (layout->mpi_trials < TRIALS)
+        return MPIX_ZCOPY_MPI;
+    if (layout->mpi_best < layout->zcopy_best)
+        zc->stats.sent_slower++;
+    return layout->mpi_best < layout->zcopy_best ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
+}
+
+static void record_trial(mpix_layout *layout, int kind, double seconds)
+{
+    int *trials = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_trials : &layout->mpi_trials;
+    double *best = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_best : &layout->mpi_best;
+    if (*trials < TRIALS) {
+        *best = *trials == 0 || seconds < *best ? seconds : *best;
+        ++*trials;
+    }
+}
+
 static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
@@ -124,13 +168,15 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     if (header.bytes <= zc->eager_bytes) {
         zc->stats.sent[MPIX_ZCOPY_EAGER]++;
         rc = send_eager(buf, view.layout, &header, dest, tag, comm);
-    } else if (mpix_zcopy_too_fragmented(view.layout, zc->coalesce_bytes)) {
-        zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        zc->stats.sent_fragmented++;
-        rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
     } else {
-        zc->stats.sent[MPIX_ZCOPY_RTS]++;
-        rc = send_rts(buf, count, &view, &header, dest, tag, comm);
+        int kind = choose_path(zc, &view);
+        double start = MPI_Wtime();
+        zc->stats.sent[kind]++;
+        if (kind == MPIX_ZCOPY_MPI)
+            rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
+        else
+            rc = send_rts(buf, count, &view, &header, dest, tag, comm);
+        record_trial(view.layout, kind, MPI_Wtime() - start);
     }
     mpix_layout_view_release(&view);
     return rc;

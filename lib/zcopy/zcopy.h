@@ -14,11 +14,25 @@ typedef struct mpix_block {
     MPI_Aint offset, length;
 } mpix_block;
 
-/* Blocks in type-map order (the order the bytes travel in), adjacent ones merged. */
+/* Estimated one-way cost (ns) of moving a layout by kernel iovecs, by staged spans,
+ * and by the MPI datatype engine (copy.c). */
+typedef struct mpix_zcopy_costs {
+    double direct, staged, mpi;
+} mpix_zcopy_costs;
+
+/* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
+ * the costs of moving them once computed (for the gap limit they were computed with). */
 typedef struct mpix_layout {
     mpix_block *blocks;
     MPI_Aint nblocks, capacity;
     MPI_Count bytes;
+    MPI_Aint costed_gap_limit;   /* -1: not yet */
+    mpix_zcopy_costs costs;
+    /* A sender's trial of both paths for this layout (send.c): the fastest of a few
+     * sends each way decides, because MPI's datatype engine varies by MPI and machine
+     * more than a model can follow. */
+    int zcopy_trials, mpi_trials;
+    double zcopy_best, mpi_best;   /* seconds */
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
@@ -36,7 +50,7 @@ int mpix_layout_repeat(const mpix_layout *element, MPI_Aint count, MPI_Aint exte
 /* A layout to use for one call: memoized on the datatype (id > 0) or made for this call
  * only (owned, id 0; predefined types, which carry no attributes). */
 typedef struct mpix_layout_view {
-    const mpix_layout *layout;
+    mpix_layout *layout;
     uint64_t id;           /* unique in this process for (datatype state, count) */
     uint64_t global_id;    /* from MPIX_Type_commit_comm on global_comm, else 0 */
     MPI_Comm global_comm;
@@ -78,11 +92,15 @@ int mpix_zcopy_process_get(mpix_zcopy_process **process);
 typedef struct mpix_zcopy_received mpix_zcopy_received;   /* uthash tables, comm.c */
 typedef struct mpix_zcopy_global mpix_zcopy_global;
 
+/* Keyword order of MPIX_ZCOPY_METHOD. */
+enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGED };
+
 /* What the calls on a communicator did, for tests and MPIX_VERBOSE: they assert the path
  * taken, not only the bytes. */
 typedef struct mpix_zcopy_stats {
     unsigned long sent[4];            /* by MPIX_ZCOPY_EAGER / _MPI / _RTS */
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
+    unsigned long sent_slower;        /* of sent[MPI]: the trial found zero-copy slower */
     unsigned long pulled_direct, pulled_staged;
     unsigned long layouts_read;       /* sender layouts read from its memory */
     unsigned long layouts_global;     /* sender layouts known by a collective id */
@@ -93,6 +111,7 @@ typedef struct mpix_zcopy_comm {
     int verbose;
     MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
     MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
+    int method;                  /* MPIX_ZCOPY_METHOD */
     int peers;                   /* size of the (remote) group */
     int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
     mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
@@ -107,11 +126,11 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
 size_t mpix_zcopy_scratch_bytes(void);
 
 /* Layout cache of a receiver: NULL when (peer, id) is unknown. */
-const mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id);
+mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id);
 /* Keeps @layout (taking ownership) under (peer, id), evicting the oldest beyond a bound. */
-const mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout);
+mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout);
 
-const mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count);
+mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count);
 int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype type);
 void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 
@@ -142,12 +161,12 @@ typedef struct mpix_zcopy_header {
 /* Copy @bytes from the sender's layout (at @remote_base in process @pid) into this
  * process's layout (at @local_base): kernel iovecs for large blocks, coalesced spans
  * staged in @zc's scratch for small ones. errno-style result: 0 or an errno. */
-int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, const mpix_layout *remote,
+int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_layout *remote,
                     char *local_base, const mpix_layout *local, MPI_Count bytes);
 
-/* True when most of @layout's blocks are small and far apart: neither one iovec per
- * block nor a coalesced span beats packing. */
-int mpix_zcopy_too_fragmented(const mpix_layout *layout, MPI_Aint coalesce_bytes);
+/* The costs of @layout with spans bridging gaps up to @gap_limit: O(blocks) the first
+ * time, then remembered on the layout. */
+const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_limit);
 
 /* Write/read a few bytes of another process (the completion word, a directory entry,
  * a layout). 0 or an errno. */

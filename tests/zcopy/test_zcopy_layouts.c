@@ -221,8 +221,7 @@ int main(int argc, char **argv)
                   s->pulled_direct);
         else {
             CHECK(rts > 0, "no zero-copy send happened (MPI %lu, eager %lu)", mpi, s->sent[MPIX_ZCOPY_EAGER]);
-            CHECK(s->pulled_staged > 0 && s->pulled_direct > 0, "staged %lu, direct %lu", s->pulled_staged,
-                  s->pulled_direct);
+            CHECK(s->pulled_direct > 0, "staged %lu, direct %lu", s->pulled_staged, s->pulled_direct);
             CHECK(s->sent_fragmented > 0, "the isolated 8 B blocks did not take the MPI path");
         }
     }

@@ -129,7 +129,7 @@ static void layout_of(zcopy_context *c, MPI_Aint span)
 
 static void run_case(const bench_options *options, const char *name, MPI_Datatype type, int count)
 {
-    zcopy_context c = { options->comm, type, options->rank, count };
+    zcopy_context c = { .comm = options->comm, .type = type, .rank = options->rank, .count = count };
     MPI_Aint lb, extent, true_lb, true_extent;
     int size;
     MPI_Type_commit(&c.type);

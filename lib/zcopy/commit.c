@@ -8,13 +8,6 @@
 
 #include <stddef.h>
 
-static int is_named(MPI_Datatype type)
-{
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc = NULL;
@@ -38,7 +31,7 @@ MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
         return mpix_raise_comm(comm, rc);
     zc->process->next_global_id = agreed;
     /* Predefined types need no id: their layouts travel inside the header. */
-    if (!is_named(*datatype)) {
+    if (!mpix_type_is_named(*datatype)) {
         rc = mpix_zcopy_global_add(zc, agreed, *datatype);
         if (rc == MPI_SUCCESS)
             rc = mpix_type_set_global_id(*datatype, comm, agreed);
@@ -53,7 +46,7 @@ MPIX_API int MPIX_Type_free_comm(MPI_Datatype *datatype, MPI_Comm comm)
     mpix_zcopy_comm *zc;
     uint64_t global_id = 0;
     int rc = mpix_zcopy_comm_get(comm, &zc);
-    if (rc == MPI_SUCCESS && !is_named(*datatype))
+    if (rc == MPI_SUCCESS && !mpix_type_is_named(*datatype))
         rc = mpix_type_get_global_id(*datatype, comm, &global_id);
     if (rc == MPI_SUCCESS && global_id)
         mpix_zcopy_global_remove(zc, global_id);

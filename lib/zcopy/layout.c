@@ -35,6 +35,13 @@ int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length)
     return MPI_SUCCESS;
 }
 
+int mpix_type_is_named(MPI_Datatype type)
+{
+    int ni, na, nt, combiner;
+    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+    return combiner == MPI_COMBINER_NAMED;
+}
+
 void mpix_layout_free(mpix_layout *layout)
 {
     free(layout->blocks);
@@ -99,12 +106,9 @@ typedef struct contents {
 
 static void contents_free(contents *c)
 {
-    for (int i = 0; i < c->ntypes; i++) {
-        int ni, na, nt, combiner;
-        MPI_Type_get_envelope(c->types[i], &ni, &na, &nt, &combiner);
-        if (combiner != MPI_COMBINER_NAMED)
+    for (int i = 0; i < c->ntypes; i++)
+        if (!mpix_type_is_named(c->types[i]))
             MPI_Type_free(&c->types[i]);
-    }
     free(c->ints);
     free(c->addresses);
     free(c->types);

@@ -29,13 +29,6 @@ static int delete_type_cache(MPI_Datatype type, int keyval, void *value, void *e
 
 static mpix_keyval type_cache_keyval = MPIX_TYPE_KEYVAL_INIT(delete_type_cache);
 
-static int is_named(MPI_Datatype type)
-{
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 static int cache_of(MPI_Datatype type, type_cache **result)
 {
     void *value = NULL;
@@ -67,7 +60,7 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
     view->id = view->global_id = 0;
     view->global_comm = MPI_COMM_NULL;
     view->owned = (mpix_layout){ 0 };
-    if (is_named(type)) {
+    if (mpix_type_is_named(type)) {
         /* Predefined types take no attributes; their layouts are one block (pairs: two per
          * element), so building one per call costs nothing worth caching. */
         mpix_layout element = { 0 };

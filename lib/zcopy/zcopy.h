@@ -38,6 +38,9 @@ typedef struct mpix_layout {
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
 void mpix_layout_free(mpix_layout *layout);
 
+/* Predefined datatypes (MPI_COMBINER_NAMED): no attributes, never freed. */
+int mpix_type_is_named(MPI_Datatype type);
+
 /* The type map of one element of @type; MPIX_ERRKIND_DATATYPE for a combiner mpix does
  * not know. Never packs. */
 int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element);

@@ -145,6 +145,14 @@ int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int default_value, int *resul
     return rc;
 }
 
+int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long default_value, long long *result)
+{
+    mpix_hint_value value;
+    int rc = mpix_hint_get(info, id, &value);
+    *result = (rc == MPI_SUCCESS && value.present) ? value.integer : default_value;
+    return rc;
+}
+
 int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int default_keyword, int *result)
 {
     mpix_hint_value value;

@@ -69,5 +69,6 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value);
 /* Shorthands: *result is the default when the hint is absent. */
 int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int default_value, int *result);
 int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int default_keyword, int *result);
+int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long default_value, long long *result);
 
 #endif

@@ -45,9 +45,9 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
     MPI_Type_get_extent(datatype, &lower_bound, &extent);
     int node_size = hy ? hy->node_size : 1;
     MPI_Aint vector = (MPI_Aint)count * extent;
-    mpix_hint_value small_bytes;
-    int rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, &small_bytes);
-    op->small = vector <= (small_bytes.present ? small_bytes.integer : DEFAULT_SMALL_BYTES);
+    long long small_bytes;
+    int rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, DEFAULT_SMALL_BYTES, &small_bytes);
+    op->small = vector <= small_bytes;
     op->small_data = ((size_t)vector + LINE - 1) / LINE * LINE;
     /* A peer that has a core of its own arrives within microseconds, and a yield costs
      * more than MPI's whole small allreduce here: poll long then. When the node's

@@ -5,6 +5,7 @@
 #include "control.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/relax.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -23,13 +24,6 @@ static void futex_wake_all(_Atomic uint32_t *word)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Wait until *word != @seen. */
 static void wait_for_change(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, uint32_t seen, int polls)
 {
@@ -39,7 +33,7 @@ static void wait_for_change(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, 
         /* Spinning only pays while the poster runs on another core: after a short
          * burst, give the core away (ranks may outnumber cores). */
         if (poll < 64)
-            cpu_relax();
+            mpix_cpu_relax();
         else
             sched_yield();
     }

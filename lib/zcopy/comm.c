@@ -65,16 +65,14 @@ static mpix_keyval zcopy_keyval = MPIX_COMM_KEYVAL_INIT(delete_zcopy_state);
 
 static int read_knobs(mpix_zcopy_comm *zc)
 {
-    mpix_hint_value value;
+    long long eager_bytes = 16384, coalesce_bytes = 4096;
     int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, 1, &zc->enabled);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, &value);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, eager_bytes, &eager_bytes);
     if (rc == MPI_SUCCESS)
-        zc->eager_bytes = value.present ? value.integer : 16384;
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &value);
-    if (rc == MPI_SUCCESS)
-        zc->coalesce_bytes = value.present ? value.integer : 4096;
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, coalesce_bytes, &coalesce_bytes);
+    zc->eager_bytes = eager_bytes;
+    zc->coalesce_bytes = (MPI_Aint)coalesce_bytes;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_AUTO, &zc->method);
     zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);

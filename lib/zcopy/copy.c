@@ -123,10 +123,12 @@ static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local
     return 0;
 }
 
-/* Cost model, in nanoseconds, with constants measured on the development machine by
- * mpix-bench zcopy (docs/PERFORMANCE.md): the kernel charges per remote iovec, a span
- * costs the gaps it reads, a staged piece its memcpy call; the MPI datatype engine
- * costs per block and per byte, more per byte for blocks below 16 KiB. */
+/* Cost model, in nanoseconds: the kernel charges per remote iovec, a span costs the gaps
+ * it reads, a staged piece its memcpy call; the MPI datatype engine costs per block and
+ * per byte, more per byte for blocks below 16 KiB. The kernel and Open MPI constants are
+ * fitted to mpix-bench zcopy runs on the development VM (docs/PERFORMANCE.md, "zcopy");
+ * the MPICH ones to the vector table of ../shared/MEASUREMENTS.md. They only rank the
+ * paths roughly: the sender's per-layout trial (send.c) has the last word. */
 static const double IOV_NS = 100.0, CMA_BYTES_PER_NS = 17.0, MEMCPY_BYTES_PER_NS = 10.0, PIECE_NS = 6.0;
 #if MPIX_MPI_IS_MPICH
 static const double MPI_BYTES_PER_NS = 9.0, MPI_BLOCK_NS = 6.0, MPI_SMALL_BLOCK_BYTES_PER_NS = 5.0;
@@ -176,12 +178,11 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
         const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
         staged = costs->staged < costs->direct;
     }
-    if (staged)
-        zc->stats.pulled_staged++;
-    else
+    if (!staged) {
         zc->stats.pulled_direct++;
-    if (staged)
-        return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
-                           (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
-    return pull_direct(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
+        return pull_direct(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
+    }
+    zc->stats.pulled_staged++;
+    return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
+                       (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
 }

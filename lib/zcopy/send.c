@@ -4,6 +4,7 @@
 #include "zcopy.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/relax.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -12,13 +13,6 @@
 
 enum { STACK_EAGER = 4096 };
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* The receiver writes the word through process_vm_writev, which wakes no futex, so the
  * sender polls: a short spin, then yields (the receiver may need this core), then naps,
  * driving MPI progress now and then for the program's other requests. */
@@ -26,7 +20,7 @@ static void wait_for_receiver(const int32_t *done, MPI_Comm comm)
 {
     for (unsigned long poll = 0; __atomic_load_n(done, __ATOMIC_ACQUIRE) == MPIX_ZCOPY_PENDING; poll++) {
         if (poll < 64) {
-            cpu_relax();
+            mpix_cpu_relax();
             continue;
         }
         if (poll % 256 == 0) {

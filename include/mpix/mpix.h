@@ -16,5 +16,6 @@
 #include <mpix/spin.h>
 #include <mpix/hy.h>
 #include <mpix/zcopy.h>
+#include <mpix/guard.h>
 
 #endif

@@ -34,6 +34,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_PTRACER] = { "mpix_zcopy_ptracer", "MPIX_ZCOPY_PTRACER", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
     [MPIX_HINT_ZCOPY_METHOD] = { "mpix_zcopy_method", "MPIX_ZCOPY_METHOD", MPIX_HINT_TYPE_KEYWORD,
                                  "auto|direct|staged", 0, 0 },
+    [MPIX_HINT_GUARD] = { "mpix_guard", "MPIX_GUARD", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", MPIX_HINT_TYPE_INTEGER,
+                                     NULL, 0, 1 << 30 },
+    [MPIX_HINT_GUARD_CHAIN] = { "mpix_guard_chain", "MPIX_GUARD_CHAIN", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9 },
 };
 

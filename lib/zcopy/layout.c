@@ -35,13 +35,6 @@ int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length)
     return MPI_SUCCESS;
 }
 
-int mpix_type_is_named(MPI_Datatype type)
-{
-    int ni, na, nt, combiner;
-    MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 void mpix_layout_free(mpix_layout *layout)
 {
     free(layout->blocks);

@@ -4,6 +4,7 @@
 #define MPIX_ZCOPY_INTERNAL_H
 
 #include <mpi.h>
+#include "common/datatype.h"
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,8 +39,6 @@ typedef struct mpix_layout {
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
 void mpix_layout_free(mpix_layout *layout);
 
-/* Predefined datatypes (MPI_COMBINER_NAMED): no attributes, never freed. */
-int mpix_type_is_named(MPI_Datatype type);
 
 /* The type map of one element of @type; MPIX_ERRKIND_DATATYPE for a combiner mpix does
  * not know. Never packs. */

@@ -1,0 +1,154 @@
+/* The public guard calls. Each runs with state->depth raised, so that a fault MPI takes
+ * meanwhile is let through (fault.c) and settled before the call returns. */
+#include "guard.h"
+#include "common/api.h"
+#include "common/error.h"
+
+/* Open a guarded call: a call right after another, with no guarded memory touched in
+ * between, continues the chain; transfers of older chains that have finished are
+ * retired now rather than at a fault. */
+static void call_begin(mpix_guard_state *state)
+{
+    state->depth++;
+    if (!state->chain_open) {
+        state->chain++;
+        state->chain_open = 1;
+        state->stats.chains++;
+    }
+    mpix_guard_progress(state);
+}
+
+static int call_end(mpix_guard_state *state, int rc)
+{
+    if (--state->depth == 0)
+        mpix_guard_settle(state);
+    return rc;
+}
+
+/* The state, or NULL when the blocking call must be made instead (MPI_THREAD_SINGLE
+ * not given, MPIX_GUARD=off). */
+static int active_state(mpix_guard_state **state)
+{
+    int rc = mpix_guard_state_get(state);
+    if (rc == MPI_SUCCESS && !(*state)->active)
+        *state = NULL;
+    return rc;
+}
+
+/* With a status the envelope is final before return: probe, then receive the matched
+ * message in the background, or at once if it is too long (MPI_ERR_TRUNCATE, as
+ * MPI_Recv would report it). */
+static int recv_with_status(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source,
+                            int tag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Message message;
+    int type_size = 0;
+    MPI_Count bytes = 0;
+    int rc = PMPI_Mprobe(source, tag, comm, &message, status);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_size(datatype, &type_size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Get_elements_x(status, MPI_BYTE, &bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (bytes > (MPI_Count)type_size * count) {
+        uintptr_t byte_lo, byte_hi, page_lo, page_hi;
+        rc = mpix_guard_span(state, buf, count, datatype, &byte_lo, &byte_hi, &page_lo, &page_hi);
+        if (rc == MPI_SUCCESS) {
+            mpix_guard_range range = { page_lo, page_hi };
+            mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
+            rc = PMPI_Mrecv(buf, count, datatype, &message, status);
+        }
+        return rc;
+    }
+    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, &message);
+}
+
+static int recv_part(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, MPI_Status *status)
+{
+    if (source == MPI_PROC_NULL)
+        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    if (status != MPI_STATUS_IGNORE)
+        return recv_with_status(state, buf, count, datatype, source, tag, comm, status);
+    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, NULL);
+}
+
+MPIX_API int MPIX_Send_guarded(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    mpix_guard_state *state;
+    int rc = active_state(&state);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (!state || dest == MPI_PROC_NULL)
+        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    call_begin(state);
+    rc = mpix_guard_start_send(state, buf, count, datatype, dest, tag, comm, 0, 0);
+    return mpix_raise_comm(comm, call_end(state, rc));
+}
+
+MPIX_API int MPIX_Recv_guarded(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                               MPI_Status *status)
+{
+    mpix_guard_state *state;
+    int rc = active_state(&state);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (!state)
+        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    call_begin(state);
+    rc = recv_part(state, buf, count, datatype, source, tag, comm, status);
+    return mpix_raise_comm(comm, call_end(state, rc));
+}
+
+MPIX_API int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                   MPI_Comm comm, MPI_Status *status)
+{
+    mpix_guard_state *state;
+    int rc = active_state(&state);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (!state)
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                             recvtag, comm, status);
+    call_begin(state);
+    /* The send must not be read in place from pages this call's receive is about to
+     * hide: the receive would then wait for the send, which may wait for the peer's
+     * receive, which waits the same way: a deadlock MPI_Sendrecv does not have. */
+    uintptr_t byte_lo = 0, byte_hi = 0, avoid_lo = 0, avoid_hi = 0;
+    if (source != MPI_PROC_NULL)
+        rc = mpix_guard_span(state, recvbuf, recvcount, recvtype, &byte_lo, &byte_hi, &avoid_lo, &avoid_hi);
+    if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
+        rc = mpix_guard_start_send(state, sendbuf, sendcount, sendtype, dest, sendtag, comm, avoid_lo, avoid_hi);
+    if (rc == MPI_SUCCESS)
+        rc = recv_part(state, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    return mpix_raise_comm(comm, call_end(state, rc));
+}
+
+MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
+{
+    if (len < 0)
+        return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Guard_complete: negative length %ld", (long)len));
+    mpix_guard_state *state = mpix_guard_state_current();
+    if (!state || len == 0)
+        return MPI_SUCCESS;
+    uintptr_t lo = (uintptr_t)buf & ~(state->page_size - 1);
+    uintptr_t hi = ((uintptr_t)buf + (uintptr_t)len + state->page_size - 1) & ~(state->page_size - 1);
+    mpix_guard_range range = { lo, hi };
+    state->depth++;
+    state->chain_open = 0;
+    int rc = mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
+    return mpix_raise(call_end(state, rc));
+}
+
+MPIX_API int MPIX_Guard_complete_all(void)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+    if (!state || (!state->transfers && state->pending_error == MPI_SUCCESS))
+        return MPI_SUCCESS;
+    state->depth++;
+    state->chain_open = 0;
+    int rc = mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
+    return mpix_raise(call_end(state, rc));
+}

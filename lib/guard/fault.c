@@ -1,0 +1,152 @@
+/* The SIGSEGV handler: a touch of a page a guarded transfer keeps protected waits for the
+ * transfers that need it (the whole chain, with chains on), then the access runs again.
+ * Any other fault goes to the handler installed before ours, so real crashes still die
+ * with SIGSEGV and MPI's own crash reports still print.
+ *
+ * Calling MPI from a signal handler is safe here only because the signal is synchronous:
+ * it comes from the program's own load or store, at MPI_THREAD_SINGLE, outside MPI (a
+ * fault raised while guard itself is inside MPI takes the other branch, which calls no
+ * MPI). */
+#include "guard.h"
+
+#include <errno.h>
+#include <execinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16 };
+
+typedef struct fault_selection {
+    uintptr_t page_lo, page_hi;
+    unsigned long chains[MAX_CHAINS];
+    int chain_count;
+} fault_selection;
+
+static int covers_page(const mpix_guard_transfer *t, uintptr_t page)
+{
+    return t->page_lo <= page && page < t->page_hi;
+}
+
+static int select_fault(const mpix_guard_transfer *t, const void *context)
+{
+    const fault_selection *selection = context;
+    if (t->page_lo < selection->page_hi && selection->page_lo < t->page_hi)
+        return 1;
+    for (int i = 0; i < selection->chain_count; i++)
+        if (t->chain == selection->chains[i])
+            return 1;
+    return 0;
+}
+
+static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *context)
+{
+    struct sigaction *previous = state ? &state->previous_action : NULL;
+    if (previous && (previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
+        previous->sa_sigaction(signo, info, context);
+        return;
+    }
+    if (previous && previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
+        previous->sa_handler(signo);
+        return;
+    }
+    /* Default action: returning re-executes the access, which now kills the process with
+     * the same signal (a SIGSEGV from a fault cannot be ignored). */
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(signo, &default_action, NULL);
+}
+
+static void on_fault(int signo, siginfo_t *info, void *context)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+    int saved_errno = errno;
+    if (!state || info->si_code != SEGV_ACCERR) {
+        pass_on(state, signo, info, context);
+        return;
+    }
+    uintptr_t page = (uintptr_t)info->si_addr & ~(state->page_size - 1);
+    if (getenv("MPIX_GUARD_DEBUG")) { char b[128]; int n = snprintf(b, sizeof b, "fault tid %ld pid %d depth %d addr %p\n", (long)syscall(SYS_gettid), getpid(), state->depth, info->si_addr); write(2, b, n); if (state->depth == 0) { void *f[12]; int k = backtrace(f, 12); backtrace_symbols_fd(f, k, 2); } }
+    fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
+    int guarded = 0;
+    for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
+        if (!covers_page(t, page))
+            continue;
+        guarded = 1;
+        if (state->depth > 0)
+            t->must_complete = 1;
+        else if (state->chain_enabled && selection.chain_count < MAX_CHAINS)
+            selection.chains[selection.chain_count++] = t->chain;
+    }
+    if (!guarded) {
+        pass_on(state, signo, info, context);
+        return;
+    }
+    if (state->depth > 0) {
+        /* MPI (inside a guarded call or this handler) reached a page shared with guarded
+         * memory, e.g. its own heap object next to the user's buffer. Let it through and
+         * finish the transfers on that page before the program runs again. */
+        mprotect((void *)page, state->page_size, PROT_READ | PROT_WRITE);
+        state->stats.faults_in_mpi++;
+        state->stats.mprotect_calls++;
+    } else {
+        state->depth++;
+        state->stats.faults++;
+        state->chain_open = 0;
+        int pending = state->pending_error;
+        state->pending_error = MPI_SUCCESS;
+        mpix_guard_complete_where(state, select_fault, &selection);
+        if (state->pending_error == MPI_SUCCESS)
+            state->pending_error = pending;
+        state->depth--;
+        mpix_guard_settle(state);
+    }
+    errno = saved_errno;
+}
+
+int mpix_guard_install_handler(mpix_guard_state *state)
+{
+    stack_t current;
+    /* The handler must run even when the fault is a push onto a protected stack page (a
+     * receive into a local array shares pages with the stack frame). */
+    if (sigaltstack(NULL, &current) == 0 && (current.ss_flags & SS_DISABLE)) {
+        void *memory = mmap(NULL, SIGNAL_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory != MAP_FAILED) {
+            state->signal_stack = (stack_t){ .ss_sp = memory, .ss_size = SIGNAL_STACK_BYTES, .ss_flags = 0 };
+            if (sigaltstack(&state->signal_stack, &state->previous_signal_stack) != 0) {
+                munmap(memory, SIGNAL_STACK_BYTES);
+                state->signal_stack.ss_sp = NULL;
+            }
+        }
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGSEGV, &action, &state->previous_action) != 0)
+        return MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}
+
+void mpix_guard_remove_handler(mpix_guard_state *state)
+{
+    struct sigaction current;
+    if (sigaction(SIGSEGV, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+        current.sa_sigaction == on_fault)
+        sigaction(SIGSEGV, &state->previous_action, NULL);
+    if (state->signal_stack.ss_sp) {
+        stack_t current_stack;
+        if (sigaltstack(NULL, &current_stack) == 0 && !(current_stack.ss_flags & SS_ONSTACK) &&
+            current_stack.ss_sp == state->signal_stack.ss_sp) {
+            sigaltstack(&state->previous_signal_stack, NULL);
+            munmap(state->signal_stack.ss_sp, state->signal_stack.ss_size);
+        }
+        state->signal_stack.ss_sp = NULL;
+    }
+}

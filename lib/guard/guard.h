@@ -1,0 +1,142 @@
+/* guard internals: the transfers in flight, the pages they keep protected, the fault
+ * handler that waits for them, and the per-process state that holds it all. */
+#ifndef MPIX_GUARD_INTERNAL_H
+#define MPIX_GUARD_INTERNAL_H
+
+#include <mpi.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum mpix_guard_kind {
+    MPIX_GUARD_SEND_COPY,     /* sent from a packed copy: the user's pages stay as they are */
+    MPIX_GUARD_SEND_INPLACE,  /* sent from the user's buffer: its pages are read-only */
+    MPIX_GUARD_RECV           /* lands packed in a shadow: the user's pages are inaccessible */
+};
+
+typedef struct mpix_guard_transfer {
+    struct mpix_guard_transfer *next;   /* in issue order */
+    MPI_Request request;
+    enum mpix_guard_kind kind;
+    int done;                  /* the request completed; retirement pending */
+    int must_complete;         /* MPI touched its pages: finish before the program runs on */
+    unsigned long chain;
+    MPI_Comm comm;             /* for the error handler, should completion fail */
+    /* The user's buffer as the datatype spans it, and the pages that hold those bytes
+     * (page_lo == page_hi: nothing protected, for copies and empty spans). */
+    uintptr_t byte_lo, byte_hi;
+    uintptr_t page_lo, page_hi;
+    void *user;                /* receives: where to unpack */
+    int count;
+    MPI_Datatype datatype;     /* receives: dup of the user's, kept until the unpack */
+    char *shadow;              /* packed send copy or receive landing area */
+    size_t shadow_capacity;
+    int packed_bytes;
+} mpix_guard_transfer;
+
+/* What guard did, for tests, `mpix-bench guard` and MPIX_VERBOSE. */
+typedef struct mpix_guard_stats {
+    unsigned long sends_copied, sends_in_place, receives;
+    unsigned long mprotect_calls;
+    unsigned long faults;              /* the program touched guarded memory */
+    unsigned long faults_in_mpi;       /* MPI touched a page shared with guarded memory */
+    unsigned long conflict_waits;      /* transfers finished early because a new one overlapped */
+    unsigned long chains;
+    unsigned long retired;
+} mpix_guard_stats;
+
+/* A free shadow buffer; the header lives in the buffer's own first bytes. */
+typedef struct mpix_guard_shadow {
+    struct mpix_guard_shadow *next;
+    size_t capacity;
+} mpix_guard_shadow;
+
+enum { MPIX_GUARD_RECORDS_PER_SLAB = 256, MPIX_GUARD_MAX_SLABS = 64 };
+
+typedef struct mpix_guard_state {
+    int active;                 /* MPIX_GUARD on and MPI_THREAD_SINGLE */
+    int verbose;
+    int chain_enabled;          /* MPIX_GUARD_CHAIN */
+    long long copy_bytes;       /* MPIX_GUARD_COPY_BYTES */
+    uintptr_t page_size;
+    mpix_guard_transfer *transfers, *last;
+    mpix_guard_transfer *free_records;
+    mpix_guard_transfer *slabs[MPIX_GUARD_MAX_SLABS];   /* record memory, for teardown */
+    int slab_count;
+    mpix_guard_shadow *free_shadows;
+    int free_shadow_count;
+    unsigned long chain;
+    int chain_open;             /* no guarded memory touched since the last guarded call */
+    int depth;                  /* > 0 while guard runs MPI on the program's behalf */
+    int pending_error;          /* from a completion nobody could return it to */
+    struct sigaction previous_action;
+    stack_t signal_stack, previous_signal_stack;
+    mpix_guard_stats stats;
+} mpix_guard_state;
+
+/* ---- state.c ---------------------------------------------------------------------- */
+
+/* The process's guard state, made (knobs read, handler installed) on first use. */
+int mpix_guard_state_get(mpix_guard_state **state);
+/* The state the fault handler finds: set while the state lives (between the first
+ * guarded call and MPI_Finalize), NULL otherwise. */
+mpix_guard_state *mpix_guard_state_current(void);
+
+/* Records and shadows come from mmap'd memory that never shares a page with the
+ * program's buffers, so protecting those never hides guard's own bookkeeping. */
+mpix_guard_transfer *mpix_guard_record_new(mpix_guard_state *state);
+void mpix_guard_record_free(mpix_guard_state *state, mpix_guard_transfer *transfer);
+int mpix_guard_shadow_get(mpix_guard_state *state, size_t bytes, char **memory, size_t *capacity);
+void mpix_guard_shadow_put(mpix_guard_state *state, char *memory, size_t capacity);
+
+/* ---- pages.c ---------------------------------------------------------------------- */
+
+/* Give every page of [lo, hi) the protection the transfers in flight need there: none
+ * under a receive, read-only under an in-place send, else read-write. Runs of equal
+ * protection go in one mprotect call; with @known_writable, read-write runs are taken to
+ * be so already and skipped. */
+void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable);
+
+/* Make [lo, hi) readable (@writable: and writable) for guard's own copy, whatever the
+ * transfers need; mpix_guard_protect puts it back. */
+void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int writable);
+
+/* 1 if some transfer in flight keeps a page of [lo, hi) inaccessible. */
+int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr_t hi);
+
+/* ---- transfer.c ------------------------------------------------------------------- */
+
+/* Start a guarded send/receive (not to MPI_PROC_NULL). @avoid_lo/@avoid_hi: pages a
+ * receive of the same call will protect (MPIX_Sendrecv_guarded), which an in-place send
+ * must not share. @message: a matched message (receive with status), or NULL. */
+int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi);
+int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source,
+                          int tag, MPI_Comm comm, MPI_Message *message);
+
+/* The bytes and pages @count elements of @datatype at @buf span. */
+int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype,
+                    uintptr_t *byte_lo, uintptr_t *byte_hi, uintptr_t *page_lo, uintptr_t *page_hi);
+
+/* Finish the transfers selected by @select, with one MPI_Waitall, then retire them:
+ * unpack receives, give pages back. MPI_SUCCESS or the first error. */
+typedef int mpix_guard_select(const mpix_guard_transfer *transfer, const void *context);
+int mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context);
+
+/* Retire, without waiting, transfers of earlier chains that have completed. */
+int mpix_guard_progress(mpix_guard_state *state);
+
+/* Finish the transfers MPI was found touching (must_complete). */
+int mpix_guard_settle(mpix_guard_state *state);
+
+/* Selectors. */
+int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *context);
+typedef struct mpix_guard_range { uintptr_t lo, hi; } mpix_guard_range;
+int mpix_guard_select_pages(const mpix_guard_transfer *transfer, const void *range);
+
+/* ---- fault.c ---------------------------------------------------------------------- */
+
+int mpix_guard_install_handler(mpix_guard_state *state);
+void mpix_guard_remove_handler(mpix_guard_state *state);
+
+#endif

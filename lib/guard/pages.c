@@ -1,0 +1,78 @@
+/* Page protection as a function of the transfers in flight: a page is inaccessible while
+ * a receive covers it (its bytes are not there yet), read-only while an in-place send
+ * covers it (MPI still reads it), read-write otherwise. Nothing else is remembered, so
+ * protection can never drift from the transfers that justify it. */
+#include "guard.h"
+
+#include <sys/mman.h>
+
+static int covers(const mpix_guard_transfer *transfer, uintptr_t page)
+{
+    return transfer->page_lo <= page && page < transfer->page_hi;
+}
+
+static int needed_at(const mpix_guard_state *state, uintptr_t page)
+{
+    int protection = PROT_READ | PROT_WRITE;
+    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next) {
+        if (!covers(t, page))
+            continue;
+        if (t->kind == MPIX_GUARD_RECV)
+            return PROT_NONE;
+        protection = PROT_READ;
+    }
+    return protection;
+}
+
+/* The next page after @page where some transfer's page range starts or ends. */
+static uintptr_t next_boundary(const mpix_guard_state *state, uintptr_t page, uintptr_t limit)
+{
+    uintptr_t next = limit;
+    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next) {
+        if (t->page_lo == t->page_hi)
+            continue;
+        if (t->page_lo > page && t->page_lo < next)
+            next = t->page_lo;
+        if (t->page_hi > page && t->page_hi < next)
+            next = t->page_hi;
+    }
+    return next;
+}
+
+static void set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int protection)
+{
+    if (lo < hi && mprotect((void *)lo, hi - lo, protection) == 0)
+        state->stats.mprotect_calls++;
+}
+
+void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable)
+{
+    const int writable = PROT_READ | PROT_WRITE;
+    uintptr_t run_start = lo;
+    int run_protection = -1;
+    for (uintptr_t page = lo; page < hi;) {
+        int protection = needed_at(state, page);
+        if (protection != run_protection) {
+            if (run_protection >= 0 && !(known_writable && run_protection == writable))
+                set_protection(state, run_start, page, run_protection);
+            run_start = page;
+            run_protection = protection;
+        }
+        page = next_boundary(state, page, hi);
+    }
+    if (run_protection >= 0 && !(known_writable && run_protection == writable))
+        set_protection(state, run_start, hi, run_protection);
+}
+
+void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int writable)
+{
+    set_protection(state, lo, hi, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
+
+int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr_t hi)
+{
+    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next)
+        if (t->kind == MPIX_GUARD_RECV && t->page_lo < hi && lo < t->page_hi)
+            return 1;
+    return 0;
+}

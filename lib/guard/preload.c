@@ -1,0 +1,150 @@
+/* libmpix-guard.so: guarded transfers for unchanged programs, through the MPI profiling
+ * interface. LD_PRELOAD puts these definitions in front of MPI's: MPI_Send, MPI_Recv and
+ * MPI_Sendrecv become the guarded calls, and every other call that may read or write a
+ * buffer, or drive MPI's progress (which may complete the program's own requests into a
+ * page shared with guarded memory), first completes the guarded transfers, so MPI itself
+ * never meets a protected page. The same list, as macros, is <mpix/guard_inject.h>;
+ * tools/guard_lists.py checks that the two agree. */
+#include <mpi.h>
+#include <mpix/guard.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return MPIX_Send_guarded(buf, count, datatype, dest, tag, comm);
+}
+
+EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Status *status)
+{
+    return MPIX_Recv_guarded(buf, count, datatype, source, tag, comm, status);
+}
+
+EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                        MPI_Status *status)
+{
+    return MPIX_Sendrecv_guarded(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                                 recvtag, comm, status);
+}
+
+#define FENCED(name, params, args)             \
+    EXPORT int MPI_##name params               \
+    {                                          \
+        (void)MPIX_Guard_complete_all();       \
+        return PMPI_##name args;               \
+    }
+
+/* Point to point */
+FENCED(Bsend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m), (b, c, t, d, g, m))
+FENCED(Ssend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m), (b, c, t, d, g, m))
+FENCED(Rsend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m), (b, c, t, d, g, m))
+FENCED(Isend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Ibsend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Issend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Irsend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Irecv, (void *b, int c, MPI_Datatype t, int s, int g, MPI_Comm m, MPI_Request *r), (b, c, t, s, g, m, r))
+FENCED(Sendrecv_replace, (void *b, int c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m, MPI_Status *st),
+       (b, c, t, d, sg, s, rg, m, st))
+FENCED(Mrecv, (void *b, int c, MPI_Datatype t, MPI_Message *msg, MPI_Status *st), (b, c, t, msg, st))
+FENCED(Imrecv, (void *b, int c, MPI_Datatype t, MPI_Message *msg, MPI_Request *r), (b, c, t, msg, r))
+FENCED(Send_init, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Bsend_init, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Ssend_init, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Rsend_init, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Request *r), (b, c, t, d, g, m, r))
+FENCED(Recv_init, (void *b, int c, MPI_Datatype t, int s, int g, MPI_Comm m, MPI_Request *r), (b, c, t, s, g, m, r))
+FENCED(Start, (MPI_Request *r), (r))
+FENCED(Startall, (int n, MPI_Request r[]), (n, r))
+FENCED(Wait, (MPI_Request *r, MPI_Status *st), (r, st))
+FENCED(Waitall, (int n, MPI_Request r[], MPI_Status st[]), (n, r, st))
+FENCED(Waitany, (int n, MPI_Request r[], int *i, MPI_Status *st), (n, r, i, st))
+FENCED(Waitsome, (int n, MPI_Request r[], int *o, int i[], MPI_Status st[]), (n, r, o, i, st))
+FENCED(Test, (MPI_Request *r, int *f, MPI_Status *st), (r, f, st))
+FENCED(Testall, (int n, MPI_Request r[], int *f, MPI_Status st[]), (n, r, f, st))
+FENCED(Testany, (int n, MPI_Request r[], int *i, int *f, MPI_Status *st), (n, r, i, f, st))
+FENCED(Testsome, (int n, MPI_Request r[], int *o, int i[], MPI_Status st[]), (n, r, o, i, st))
+FENCED(Probe, (int s, int g, MPI_Comm m, MPI_Status *st), (s, g, m, st))
+FENCED(Iprobe, (int s, int g, MPI_Comm m, int *f, MPI_Status *st), (s, g, m, f, st))
+FENCED(Mprobe, (int s, int g, MPI_Comm m, MPI_Message *msg, MPI_Status *st), (s, g, m, msg, st))
+FENCED(Improbe, (int s, int g, MPI_Comm m, int *f, MPI_Message *msg, MPI_Status *st), (s, g, m, f, msg, st))
+FENCED(Cancel, (MPI_Request *r), (r))
+FENCED(Request_free, (MPI_Request *r), (r))
+
+/* Collectives */
+FENCED(Barrier, (MPI_Comm m), (m))
+FENCED(Bcast, (void *b, int c, MPI_Datatype t, int root, MPI_Comm m), (b, c, t, root, m))
+FENCED(Gather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, root, m))
+FENCED(Gatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[], MPI_Datatype rt,
+                 int root, MPI_Comm m), (sb, sc, st, rb, rc, d, rt, root, m))
+FENCED(Scatter, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, root, m))
+FENCED(Scatterv, (const void *sb, const int sc[], const int d[], MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                  int root, MPI_Comm m), (sb, sc, d, st, rb, rc, rt, root, m))
+FENCED(Allgather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, m))
+FENCED(Allgatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[], MPI_Datatype rt,
+                    MPI_Comm m), (sb, sc, st, rb, rc, d, rt, m))
+FENCED(Alltoall, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, m))
+FENCED(Alltoallv, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                   const int rd[], MPI_Datatype rt, MPI_Comm m), (sb, sc, sd, st, rb, rc, rd, rt, m))
+FENCED(Reduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, int root, MPI_Comm m),
+       (sb, rb, c, t, o, root, m))
+FENCED(Allreduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m), (sb, rb, c, t, o, m))
+FENCED(Reduce_scatter_block, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m),
+       (sb, rb, c, t, o, m))
+FENCED(Reduce_scatter, (const void *sb, void *rb, const int c[], MPI_Datatype t, MPI_Op o, MPI_Comm m),
+       (sb, rb, c, t, o, m))
+FENCED(Scan, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m), (sb, rb, c, t, o, m))
+FENCED(Exscan, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m), (sb, rb, c, t, o, m))
+FENCED(Reduce_local, (const void *ib, void *iob, int c, MPI_Datatype t, MPI_Op o), (ib, iob, c, t, o))
+FENCED(Ibarrier, (MPI_Comm m, MPI_Request *r), (m, r))
+FENCED(Ibcast, (void *b, int c, MPI_Datatype t, int root, MPI_Comm m, MPI_Request *r), (b, c, t, root, m, r))
+FENCED(Iallgather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                    MPI_Request *r), (sb, sc, st, rb, rc, rt, m, r))
+FENCED(Ialltoall, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                   MPI_Request *r), (sb, sc, st, rb, rc, rt, m, r))
+FENCED(Ireduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, int root, MPI_Comm m, MPI_Request *r),
+       (sb, rb, c, t, o, root, m, r))
+FENCED(Iallreduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Request *r),
+       (sb, rb, c, t, o, m, r))
+
+/* Packing, one-sided, I/O, and the objects transfers hold */
+FENCED(Pack, (const void *ib, int ic, MPI_Datatype t, void *ob, int os, int *p, MPI_Comm m), (ib, ic, t, ob, os, p, m))
+FENCED(Unpack, (const void *ib, int is, int *p, void *ob, int oc, MPI_Datatype t, MPI_Comm m), (ib, is, p, ob, oc, t, m))
+FENCED(Put, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w),
+       (ob, oc, ot, tr, td, tc, tt, w))
+FENCED(Get, (void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w),
+       (ob, oc, ot, tr, td, tc, tt, w))
+FENCED(Accumulate, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o,
+                    MPI_Win w), (ob, oc, ot, tr, td, tc, tt, o, w))
+FENCED(Get_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int rc, MPI_Datatype rt, int tr,
+                        MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o, MPI_Win w),
+       (ob, oc, ot, rb, rc, rt, tr, td, tc, tt, o, w))
+FENCED(Fetch_and_op, (const void *ob, void *rb, MPI_Datatype t, int tr, MPI_Aint td, MPI_Op o, MPI_Win w),
+       (ob, rb, t, tr, td, o, w))
+FENCED(Compare_and_swap, (const void *ob, const void *cb, void *rb, MPI_Datatype t, int tr, MPI_Aint td, MPI_Win w),
+       (ob, cb, rb, t, tr, td, w))
+FENCED(Win_fence, (int a, MPI_Win w), (a, w))
+FENCED(Win_lock, (int l, int r, int a, MPI_Win w), (l, r, a, w))
+FENCED(Win_unlock, (int r, MPI_Win w), (r, w))
+FENCED(Win_lock_all, (int a, MPI_Win w), (a, w))
+FENCED(Win_unlock_all, (MPI_Win w), (w))
+FENCED(Win_flush, (int r, MPI_Win w), (r, w))
+FENCED(Win_flush_all, (MPI_Win w), (w))
+FENCED(Win_sync, (MPI_Win w), (w))
+FENCED(File_read, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_write, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_read_at, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, o, b, c, t, st))
+FENCED(File_write_at, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Status *st),
+       (f, o, b, c, t, st))
+FENCED(File_read_all, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_write_all, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_read_at_all, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *st),
+       (f, o, b, c, t, st))
+FENCED(File_write_at_all, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Status *st),
+       (f, o, b, c, t, st))
+FENCED(Comm_free, (MPI_Comm *m), (m))
+FENCED(Finalize, (void), ())

@@ -1,0 +1,164 @@
+/* The per-process guard state: knobs, the fault handler's lifetime, and the mmap'd
+ * records and shadow buffers. It hangs on MPI_COMM_SELF, whose attributes MPI_Finalize
+ * deletes first, so finalizing completes every guarded transfer while MPI still works. */
+#include "guard.h"
+#include "common/error.h"
+#include "common/hint.h"
+#include "common/self_state.h"
+#include "common/verbose.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum { SHADOWS_KEPT = 64 };
+
+/* The fault handler has no argument to find the state through; this pointer lives
+ * exactly as long as the state it points to. */
+static mpix_guard_state *current_state;
+
+mpix_guard_state *mpix_guard_state_current(void) { return __atomic_load_n(&current_state, __ATOMIC_ACQUIRE); }
+
+static void *map_private(size_t bytes)
+{
+    void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return memory == MAP_FAILED ? NULL : memory;
+}
+
+static int read_knobs(mpix_guard_state *state)
+{
+    int enabled = 1, provided = MPI_THREAD_SINGLE;
+    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD, 1, &enabled);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_GUARD_COPY_BYTES, 65536, &state->copy_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD_CHAIN, 1, &state->chain_enabled);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Query_thread(&provided);
+    state->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    state->active = enabled && provided == MPI_THREAD_SINGLE;
+    if (state->verbose)
+        mpix_verbose_print("guard", "%s (MPIX_GUARD=%s, thread level %d%s), copy sends up to %lld bytes, chains %s",
+                           state->active ? "guarded transfers on" : "plain blocking calls", enabled ? "on" : "off",
+                           provided, provided == MPI_THREAD_SINGLE ? "" : ": only MPI_THREAD_SINGLE is guarded",
+                           state->copy_bytes, state->chain_enabled ? "on" : "off");
+    return MPI_SUCCESS;
+}
+
+static int state_create(void **result)
+{
+    mpix_guard_state *state = map_private(sizeof *state);
+    if (!state)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "guard: cannot map %zu bytes of state", sizeof *state);
+    state->page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+    int rc = read_knobs(state);
+    if (rc == MPI_SUCCESS && state->active)
+        rc = mpix_guard_install_handler(state);
+    if (rc != MPI_SUCCESS) {
+        munmap(state, sizeof *state);
+        return rc;
+    }
+    __atomic_store_n(&current_state, state, __ATOMIC_RELEASE);
+    *result = state;
+    return MPI_SUCCESS;
+}
+
+static void state_destroy(void *value)
+{
+    mpix_guard_state *state = value;
+    /* MPI_Finalize completes everything, as the blocking calls would have. */
+    state->depth++;
+    mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
+    state->depth--;
+    if (state->verbose && state->active) {
+        const mpix_guard_stats *s = &state->stats;
+        mpix_verbose_print("guard", "%lu sends copied, %lu sends in place, %lu receives, %lu chains, "
+                           "%lu mprotect calls, %lu faults, %lu faults inside MPI, %lu conflict waits",
+                           s->sends_copied, s->sends_in_place, s->receives, s->chains, s->mprotect_calls,
+                           s->faults, s->faults_in_mpi, s->conflict_waits);
+    }
+    if (state->active)
+        mpix_guard_remove_handler(state);
+    __atomic_store_n(&current_state, NULL, __ATOMIC_RELEASE);
+    for (mpix_guard_shadow *shadow = state->free_shadows, *next; shadow; shadow = next) {
+        next = shadow->next;
+        munmap(shadow, shadow->capacity);
+    }
+    for (int i = 0; i < state->slab_count; i++)
+        munmap(state->slabs[i], MPIX_GUARD_RECORDS_PER_SLAB * sizeof(mpix_guard_transfer));
+    munmap(state, sizeof *state);
+}
+
+static mpix_self_slot guard_slot = MPIX_SELF_SLOT_INIT(state_create, state_destroy);
+
+int mpix_guard_state_get(mpix_guard_state **state)
+{
+    mpix_guard_state *known = mpix_guard_state_current();
+    if (known) {
+        *state = known;
+        return MPI_SUCCESS;
+    }
+    return mpix_self_state(&guard_slot, (void **)state);
+}
+
+mpix_guard_transfer *mpix_guard_record_new(mpix_guard_state *state)
+{
+    if (!state->free_records) {
+        if (state->slab_count == MPIX_GUARD_MAX_SLABS)
+            return NULL;
+        mpix_guard_transfer *slab = map_private(MPIX_GUARD_RECORDS_PER_SLAB * sizeof *slab);
+        if (!slab)
+            return NULL;
+        state->slabs[state->slab_count++] = slab;
+        for (int i = MPIX_GUARD_RECORDS_PER_SLAB - 1; i >= 0; i--)
+            mpix_guard_record_free(state, &slab[i]);
+    }
+    mpix_guard_transfer *transfer = state->free_records;
+    state->free_records = transfer->next;
+    memset(transfer, 0, sizeof *transfer);
+    return transfer;
+}
+
+void mpix_guard_record_free(mpix_guard_state *state, mpix_guard_transfer *transfer)
+{
+    transfer->next = state->free_records;
+    state->free_records = transfer;
+}
+
+/* Shadows are recycled: a halo exchange asks for the same sizes every iteration, and a
+ * fresh mapping would cost two system calls and a page fault per page each time. A free
+ * shadow carries its own list link in its first bytes. */
+int mpix_guard_shadow_get(mpix_guard_state *state, size_t bytes, char **memory, size_t *capacity)
+{
+    for (mpix_guard_shadow **link = &state->free_shadows; *link; link = &(*link)->next) {
+        mpix_guard_shadow *shadow = *link;
+        if (shadow->capacity >= bytes && shadow->capacity / 2 <= bytes + state->page_size) {
+            *link = shadow->next;
+            *capacity = shadow->capacity;
+            *memory = (char *)shadow;
+            state->free_shadow_count--;
+            return MPI_SUCCESS;
+        }
+    }
+    size_t rounded = (bytes + state->page_size - 1) / state->page_size * state->page_size;
+    if (rounded == 0)
+        rounded = state->page_size;
+    *memory = map_private(rounded);
+    if (!*memory)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "guard: cannot map a %zu-byte shadow buffer", rounded);
+    *capacity = rounded;
+    return MPI_SUCCESS;
+}
+
+void mpix_guard_shadow_put(mpix_guard_state *state, char *memory, size_t capacity)
+{
+    if (state->free_shadow_count == SHADOWS_KEPT) {
+        munmap(memory, capacity);
+        return;
+    }
+    mpix_guard_shadow *shadow = (mpix_guard_shadow *)memory;
+    *shadow = (mpix_guard_shadow){ state->free_shadows, capacity };
+    state->free_shadows = shadow;
+    state->free_shadow_count++;
+}

@@ -10,11 +10,6 @@
 #include "guard.h"
 
 #include <errno.h>
-#include <execinfo.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -42,9 +37,18 @@ static int select_fault(const mpix_guard_transfer *t, const void *context)
     return 0;
 }
 
+/* A real crash: give every guarded page back first, with no MPI call, so that the crash
+ * handlers that run next (MPI's backtrace, UCX's) never fault on guarded memory, and
+ * leave everything else to them. */
 static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *context)
 {
     struct sigaction *previous = state ? &state->previous_action : NULL;
+    if (state) {
+        state->crashed = 1;
+        for (mpix_guard_transfer *t = state->transfers; t; t = t->next)
+            if (t->page_lo < t->page_hi)
+                mprotect((void *)t->page_lo, t->page_hi - t->page_lo, PROT_READ | PROT_WRITE);
+    }
     if (previous && (previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
         previous->sa_sigaction(signo, info, context);
         return;
@@ -66,12 +70,11 @@ static void on_fault(int signo, siginfo_t *info, void *context)
 {
     mpix_guard_state *state = mpix_guard_state_current();
     int saved_errno = errno;
-    if (!state || info->si_code != SEGV_ACCERR) {
+    if (!state || state->crashed || info->si_code != SEGV_ACCERR) {
         pass_on(state, signo, info, context);
         return;
     }
     uintptr_t page = (uintptr_t)info->si_addr & ~(state->page_size - 1);
-    if (getenv("MPIX_GUARD_DEBUG")) { char b[128]; int n = snprintf(b, sizeof b, "fault tid %ld pid %d depth %d addr %p\n", (long)syscall(SYS_gettid), getpid(), state->depth, info->si_addr); write(2, b, n); if (state->depth == 0) { void *f[12]; int k = backtrace(f, 12); backtrace_symbols_fd(f, k, 2); } }
     fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
     int guarded = 0;
     for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {

@@ -69,6 +69,7 @@ typedef struct mpix_guard_state {
     int chain_open;             /* no guarded memory touched since the last guarded call */
     int depth;                  /* > 0 while guard runs MPI on the program's behalf */
     int pending_error;          /* from a completion nobody could return it to */
+    int crashed;                /* a fault not ours was passed on: guard stands aside */
     struct sigaction previous_action;
     stack_t signal_stack, previous_signal_stack;
     mpix_guard_stats stats;
@@ -98,7 +99,7 @@ void mpix_guard_shadow_put(mpix_guard_state *state, char *memory, size_t capacit
 void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable);
 
 /* Make [lo, hi) readable (@writable: and writable) for guard's own copy, whatever the
- * transfers need; mpix_guard_protect puts it back. */
+ * transfers need, touching only pages that lack it; mpix_guard_protect puts it back. */
 void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int writable);
 
 /* 1 if some transfer in flight keeps a page of [lo, hi) inaccessible. */

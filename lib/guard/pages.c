@@ -45,28 +45,44 @@ static void set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, 
         state->stats.mprotect_calls++;
 }
 
-void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable)
+/* Walk [lo, hi) in runs of equal protection: the transfers' need, raised to at least
+ * @floor. A run is left alone when it needs no change: with a floor, when the need
+ * already grants it; without, when @known_writable and it is to be read-write. */
+static void apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor, int known_writable)
 {
     const int writable = PROT_READ | PROT_WRITE;
     uintptr_t run_start = lo;
-    int run_protection = -1;
-    for (uintptr_t page = lo; page < hi;) {
-        int protection = needed_at(state, page);
-        if (protection != run_protection) {
-            if (run_protection >= 0 && !(known_writable && run_protection == writable))
+    int run_protection = -1, run_skipped = 0;
+    for (uintptr_t page = lo; page <= hi;) {
+        int protection = -1, skipped = 0;
+        if (page < hi) {
+            int needed = needed_at(state, page);
+            protection = needed | floor;
+            skipped = floor ? protection == needed : known_writable && protection == writable;
+        }
+        if (protection != run_protection || skipped != run_skipped) {
+            if (run_protection >= 0 && !run_skipped)
                 set_protection(state, run_start, page, run_protection);
             run_start = page;
             run_protection = protection;
+            run_skipped = skipped;
         }
+        if (page == hi)
+            break;
         page = next_boundary(state, page, hi);
     }
-    if (run_protection >= 0 && !(known_writable && run_protection == writable))
-        set_protection(state, run_start, hi, run_protection);
 }
 
+void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable)
+{
+    apply(state, lo, hi, 0, known_writable);
+}
+
+/* Only raises: pages that are already accessible enough keep their protection, so guard's
+ * own stack frame, which may share a page with the range, is never made read-only. */
 void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int writable)
 {
-    set_protection(state, lo, hi, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+    apply(state, lo, hi, writable ? PROT_READ | PROT_WRITE : PROT_READ, 0);
 }
 
 int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr_t hi)

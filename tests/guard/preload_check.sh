@@ -1,0 +1,33 @@
+#!/bin/sh
+# Usage: preload_check.sh VENDOR GUARD_LIBRARY PLAIN INJECTED MPIRUN [ARGS...] -np N
+# Runs PLAIN (an MPI program without mpix) as it is and under LD_PRELOAD=GUARD_LIBRARY,
+# and INJECTED (the same source built with -include mpix/guard_inject.h). All three must
+# print the same thing, and both guarded runs must report guarded transfers
+# (MPIX_VERBOSE=1 prints guard's counters at MPI_Finalize).
+vendor=$1 library=$2 plain=$3 injected=$4
+shift 4
+mpirun=$1
+shift
+if [ "$vendor" = openmpi ]; then
+    pass_env="-x LD_PRELOAD=$library -x MPIX_VERBOSE=1"
+else
+    pass_env="-genv LD_PRELOAD $library -genv MPIX_VERBOSE 1"
+fi
+expected=$("$mpirun" "$@" "$plain") || { echo "plain run failed"; exit 1; }
+preloaded=$("$mpirun" $pass_env "$@" "$plain" 2>/tmp/mpix-preload-$$.err) || {
+    cat /tmp/mpix-preload-$$.err; echo "preloaded run failed"; exit 1; }
+injected_out=$(MPIX_VERBOSE=1 "$mpirun" "$@" "$injected" 2>/tmp/mpix-inject-$$.err) || {
+    cat /tmp/mpix-inject-$$.err; echo "injected run failed"; exit 1; }
+printf 'plain:\n%s\npreloaded:\n%s\ninjected:\n%s\n' "$expected" "$preloaded" "$injected_out"
+status=0
+for run in preload inject; do
+    counters=$(grep "guard:.*receives" /tmp/mpix-$run-$$.err | head -1)
+    echo "$run: $counters"
+    case "$counters" in
+        *" 0 receives"* | "") echo "$run: no guarded receive was made"; status=1 ;;
+    esac
+done
+rm -f /tmp/mpix-preload-$$.err /tmp/mpix-inject-$$.err
+[ "$expected" = "$preloaded" ] || { echo "LD_PRELOAD changed the results"; status=1; }
+[ "$expected" = "$injected_out" ] || { echo "guard_inject.h changed the results"; status=1; }
+exit $status

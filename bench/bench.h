@@ -47,5 +47,6 @@ int bench_rma(const bench_options *options);
 int bench_spin(const bench_options *options);
 int bench_hy(const bench_options *options);
 int bench_zcopy(const bench_options *options);
+int bench_guard(const bench_options *options);
 
 #endif

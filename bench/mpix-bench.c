@@ -19,6 +19,7 @@ static const subcommand subcommands[] = {
     { "hy", bench_hy, "hybrid allgather/bcast/allreduce vs MPI's (MPIX_HY_SPLIT=k for virtual nodes)" },
     { "spin", bench_spin, "spin-synchronized shared windows vs MPI_Barrier" },
     { "zcopy", bench_zcopy, "zero-copy datatype ping-pong vs MPI datatypes, pack/unpack, memcpy limit (2 ranks)" },
+    { "guard", bench_guard, "guarded Red-Black SOR vs blocking MPI_Sendrecv and hand-written Isend/Irecv" },
     { "rma", bench_rma, "MPI-3 one-sided: window kinds, flush vs unlock, Get-Compute-Put overlap" },
 };
 enum { SUBCOMMAND_COUNT = sizeof subcommands / sizeof subcommands[0] };

@@ -4,22 +4,29 @@
 #include "common/api.h"
 #include "common/error.h"
 
+#include <stdint.h>
+
+#define HANDLE(x) ((uint64_t)(uintptr_t)(x))
+
 /* Open a guarded call: a call right after another, with no guarded memory touched in
  * between, continues the chain; transfers of older chains that have finished are
- * retired now rather than at a fault. */
-static void call_begin(mpix_guard_state *state)
+ * retired now rather than at a fault. 1 if this call ends a learned chain (chain.c). */
+static int call_begin(mpix_guard_state *state, const uint64_t *key_words, int key_count)
 {
     state->depth++;
-    if (!state->chain_open) {
-        state->chain++;
-        state->chain_open = 1;
-        state->stats.chains++;
-    }
+    int last = mpix_guard_chain_call(state, mpix_guard_call_key(key_words, key_count));
     mpix_guard_progress(state);
+    return last;
 }
 
-static int call_end(mpix_guard_state *state, int rc)
+/* The last call of a learned chain completes it before the program runs again. */
+static int call_end(mpix_guard_state *state, int rc, int last)
 {
+    if (last) {
+        int chain_rc = mpix_guard_chain_complete(state);
+        if (rc == MPI_SUCCESS)
+            rc = chain_rc;
+    }
     if (--state->depth == 0)
         mpix_guard_settle(state);
     return rc;
@@ -39,7 +46,7 @@ static int active_state(mpix_guard_state **state)
  * message in the background, or at once if it is too long (MPI_ERR_TRUNCATE, as
  * MPI_Recv would report it). */
 static int recv_with_status(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source,
-                            int tag, MPI_Comm comm, MPI_Status *status)
+                            int tag, MPI_Comm comm, MPI_Status *status, int protect)
 {
     MPI_Message message;
     int type_size = 0;
@@ -61,17 +68,17 @@ static int recv_with_status(mpix_guard_state *state, void *buf, int count, MPI_D
         }
         return rc;
     }
-    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, &message);
+    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, &message, protect);
 }
 
 static int recv_part(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                     MPI_Comm comm, MPI_Status *status)
+                     MPI_Comm comm, MPI_Status *status, int protect)
 {
     if (source == MPI_PROC_NULL)
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     if (status != MPI_STATUS_IGNORE)
-        return recv_with_status(state, buf, count, datatype, source, tag, comm, status);
-    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, NULL);
+        return recv_with_status(state, buf, count, datatype, source, tag, comm, status, protect);
+    return mpix_guard_start_recv(state, buf, count, datatype, source, tag, comm, NULL, protect);
 }
 
 MPIX_API int MPIX_Send_guarded(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -82,9 +89,11 @@ MPIX_API int MPIX_Send_guarded(const void *buf, int count, MPI_Datatype datatype
         return mpix_raise_comm(comm, rc);
     if (!state || dest == MPI_PROC_NULL)
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
-    call_begin(state);
-    rc = mpix_guard_start_send(state, buf, count, datatype, dest, tag, comm, 0, 0);
-    return mpix_raise_comm(comm, call_end(state, rc));
+    const uint64_t key[] = { 1, HANDLE(buf), (uint64_t)count, HANDLE(datatype), (uint64_t)dest, (uint64_t)tag,
+                             HANDLE(comm) };
+    int last = call_begin(state, key, 7);
+    rc = mpix_guard_start_send(state, buf, count, datatype, dest, tag, comm, 0, 0, !last);
+    return mpix_raise_comm(comm, call_end(state, rc, last));
 }
 
 MPIX_API int MPIX_Recv_guarded(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -96,9 +105,11 @@ MPIX_API int MPIX_Recv_guarded(void *buf, int count, MPI_Datatype datatype, int 
         return mpix_raise_comm(comm, rc);
     if (!state)
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-    call_begin(state);
-    rc = recv_part(state, buf, count, datatype, source, tag, comm, status);
-    return mpix_raise_comm(comm, call_end(state, rc));
+    const uint64_t key[] = { 2, HANDLE(buf), (uint64_t)count, HANDLE(datatype), (uint64_t)source, (uint64_t)tag,
+                             HANDLE(comm) };
+    int last = call_begin(state, key, 7);
+    rc = recv_part(state, buf, count, datatype, source, tag, comm, status, !last);
+    return mpix_raise_comm(comm, call_end(state, rc, last));
 }
 
 MPIX_API int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -112,7 +123,10 @@ MPIX_API int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datat
     if (!state)
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, status);
-    call_begin(state);
+    const uint64_t key[] = { 3, HANDLE(sendbuf), (uint64_t)sendcount, HANDLE(sendtype), (uint64_t)dest,
+                             (uint64_t)sendtag, HANDLE(recvbuf), (uint64_t)recvcount, HANDLE(recvtype),
+                             (uint64_t)source, (uint64_t)recvtag, HANDLE(comm) };
+    int last = call_begin(state, key, 12);
     /* The send must not be read in place from pages this call's receive is about to
      * hide: the receive would then wait for the send, which may wait for the peer's
      * receive, which waits the same way: a deadlock MPI_Sendrecv does not have. */
@@ -120,10 +134,11 @@ MPIX_API int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datat
     if (source != MPI_PROC_NULL)
         rc = mpix_guard_span(state, recvbuf, recvcount, recvtype, &byte_lo, &byte_hi, &avoid_lo, &avoid_hi);
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
-        rc = mpix_guard_start_send(state, sendbuf, sendcount, sendtype, dest, sendtag, comm, avoid_lo, avoid_hi);
+        rc = mpix_guard_start_send(state, sendbuf, sendcount, sendtype, dest, sendtag, comm, avoid_lo, avoid_hi,
+                                   !last);
     if (rc == MPI_SUCCESS)
-        rc = recv_part(state, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-    return mpix_raise_comm(comm, call_end(state, rc));
+        rc = recv_part(state, recvbuf, recvcount, recvtype, source, recvtag, comm, status, !last);
+    return mpix_raise_comm(comm, call_end(state, rc, last));
 }
 
 MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
@@ -137,9 +152,9 @@ MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
     uintptr_t hi = ((uintptr_t)buf + (uintptr_t)len + state->page_size - 1) & ~(state->page_size - 1);
     mpix_guard_range range = { lo, hi };
     state->depth++;
-    state->chain_open = 0;
+    mpix_guard_chain_end(state);
     int rc = mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
-    return mpix_raise(call_end(state, rc));
+    return mpix_raise(call_end(state, rc, 0));
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)
@@ -148,7 +163,7 @@ MPIX_API int MPIX_Guard_complete_all(void)
     if (!state || (!state->transfers && state->pending_error == MPI_SUCCESS))
         return MPI_SUCCESS;
     state->depth++;
-    state->chain_open = 0;
+    mpix_guard_chain_end(state);
     int rc = mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
-    return mpix_raise(call_end(state, rc));
+    return mpix_raise(call_end(state, rc, 0));
 }

@@ -100,7 +100,7 @@ static void on_fault(int signo, siginfo_t *info, void *context)
     } else {
         state->depth++;
         state->stats.faults++;
-        state->chain_open = 0;
+        mpix_guard_chain_end(state);
         int pending = state->pending_error;
         state->pending_error = MPI_SUCCESS;
         mpix_guard_complete_where(state, select_fault, &selection);

@@ -42,6 +42,8 @@ typedef struct mpix_guard_stats {
     unsigned long faults_in_mpi;       /* MPI touched a page shared with guarded memory */
     unsigned long conflict_waits;      /* transfers finished early because a new one overlapped */
     unsigned long chains;
+    unsigned long chains_completed_at_last_call;
+    unsigned long hidden_reads;        /* send copies read through /proc/self/mem */
     unsigned long retired;
 } mpix_guard_stats;
 
@@ -51,7 +53,7 @@ typedef struct mpix_guard_shadow {
     size_t capacity;
 } mpix_guard_shadow;
 
-enum { MPIX_GUARD_RECORDS_PER_SLAB = 256, MPIX_GUARD_MAX_SLABS = 64 };
+enum { MPIX_GUARD_RECORDS_PER_SLAB = 256, MPIX_GUARD_MAX_SLABS = 64, MPIX_GUARD_CHAIN_KEYS = 16 };
 
 typedef struct mpix_guard_state {
     int active;                 /* MPIX_GUARD on and MPI_THREAD_SINGLE */
@@ -67,6 +69,12 @@ typedef struct mpix_guard_state {
     int free_shadow_count;
     unsigned long chain;
     int chain_open;             /* no guarded memory touched since the last guarded call */
+    /* The calls of the open chain, the chain before it, and the chain learned (seen
+     * twice in a row), by key (chain.c). */
+    uint64_t chain_keys[MPIX_GUARD_CHAIN_KEYS], previous_keys[MPIX_GUARD_CHAIN_KEYS];
+    uint64_t learned_keys[MPIX_GUARD_CHAIN_KEYS];
+    int chain_length, previous_length, learned_length;
+    int self_memory;            /* /proc/self/mem, to read protected pages; -1: unusable */
     int depth;                  /* > 0 while guard runs MPI on the program's behalf */
     int pending_error;          /* from a completion nobody could return it to */
     int crashed;                /* a fault not ours was passed on: guard stands aside */
@@ -109,11 +117,13 @@ int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr
 
 /* Start a guarded send/receive (not to MPI_PROC_NULL). @avoid_lo/@avoid_hi: pages a
  * receive of the same call will protect (MPIX_Sendrecv_guarded), which an in-place send
- * must not share. @message: a matched message (receive with status), or NULL. */
+ * must not share. @message: a matched message (receive with status), or NULL.
+ * @protect 0: the caller completes the transfer before the program runs again, so its
+ * pages are left as they are. */
 int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype, int dest,
-                          int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi);
+                          int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi, int protect);
 int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source,
-                          int tag, MPI_Comm comm, MPI_Message *message);
+                          int tag, MPI_Comm comm, MPI_Message *message, int protect);
 
 /* The bytes and pages @count elements of @datatype at @buf span. */
 int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype,
@@ -134,6 +144,19 @@ int mpix_guard_settle(mpix_guard_state *state);
 int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *context);
 typedef struct mpix_guard_range { uintptr_t lo, hi; } mpix_guard_range;
 int mpix_guard_select_pages(const mpix_guard_transfer *transfer, const void *range);
+
+/* ---- chain.c ---------------------------------------------------------------------- */
+
+/* A key for one call, from its arguments. */
+uint64_t mpix_guard_call_key(const uint64_t *words, int count);
+/* Count a call into the open chain (opening one if needed); 1 if it is the last call of
+ * the learned chain, which must then complete the chain before returning. */
+int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key);
+/* The program touched guarded memory (or asked for completion): close the chain and
+ * learn from it. */
+void mpix_guard_chain_end(mpix_guard_state *state);
+/* Complete every transfer of the open chain and close it. */
+int mpix_guard_chain_complete(mpix_guard_state *state);
 
 /* ---- fault.c ---------------------------------------------------------------------- */
 

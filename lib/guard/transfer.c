@@ -7,6 +7,7 @@
 #include "common/error.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 enum { BATCH = 64 };
@@ -277,8 +278,31 @@ static void order_after(mpix_guard_state *state, mpix_guard_select *select, cons
     state->stats.conflict_waits += state->stats.retired - before;
 }
 
+/* Pack a send whose span meets inaccessible pages from a copy of the span read through
+ * /proc/self/mem, leaving the pages' protection alone. 0 when that cannot be done (no
+ * /proc/self/mem, or a span too large to stage), and the caller opens the pages. */
+static int read_hidden(mpix_guard_state *state, const mpix_guard_transfer *span, const void *buf, int count,
+                       MPI_Datatype datatype, mpix_guard_transfer *t, int packed_size, int *position, MPI_Comm comm,
+                       int *rc)
+{
+    size_t bytes = span->byte_hi - span->byte_lo;
+    char *staged;
+    size_t capacity;
+    if (state->self_memory < 0 || bytes > (size_t)state->copy_bytes + state->page_size ||
+        mpix_guard_shadow_get(state, bytes, &staged, &capacity) != MPI_SUCCESS)
+        return 0;
+    int done = pread(state->self_memory, staged, bytes, (off_t)span->byte_lo) == (ssize_t)bytes;
+    if (done) {
+        /* The datatype's offsets from buf land at the same offsets from the staged copy. */
+        const char *staged_buf = staged - (span->byte_lo - (uintptr_t)buf);
+        *rc = PMPI_Pack(staged_buf, count, datatype, t->shadow, packed_size, position, comm);
+    }
+    mpix_guard_shadow_put(state, staged, capacity);
+    return done;
+}
+
 int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype, int dest,
-                          int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi)
+                          int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi, int protect)
 {
     mpix_guard_transfer probe = { 0 };
     int packed_size = 0;
@@ -306,6 +330,8 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
             mpix_guard_record_free(state, t);
             return rc;
         }
+        if (!protect)
+            t->page_lo = t->page_hi = 0;
         append(state, t);
         mpix_guard_protect(state, t->page_lo, t->page_hi, 0);
         state->stats.sends_in_place++;
@@ -320,12 +346,16 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
         mpix_guard_record_free(state, t);
         return rc;
     }
-    if (hidden)
-        mpix_guard_open(state, probe.page_lo, probe.page_hi, 0);
     int position = 0;
-    rc = PMPI_Pack(buf, count, datatype, t->shadow, packed_size, &position, comm);
-    if (hidden)
-        mpix_guard_protect(state, probe.page_lo, probe.page_hi, 0);
+    if (hidden && read_hidden(state, &probe, buf, count, datatype, t, packed_size, &position, comm, &rc)) {
+        state->stats.hidden_reads++;
+    } else {
+        if (hidden)
+            mpix_guard_open(state, probe.page_lo, probe.page_hi, 0);
+        rc = PMPI_Pack(buf, count, datatype, t->shadow, packed_size, &position, comm);
+        if (hidden)
+            mpix_guard_protect(state, probe.page_lo, probe.page_hi, 0);
+    }
     t->page_lo = t->page_hi = 0;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(t->shadow, position, MPI_PACKED, dest, tag, comm, &t->request);
@@ -340,7 +370,7 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
 }
 
 int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Datatype datatype, int source,
-                          int tag, MPI_Comm comm, MPI_Message *message)
+                          int tag, MPI_Comm comm, MPI_Message *message, int protect)
 {
     mpix_guard_transfer probe = { 0 };
     int packed_size = 0;
@@ -378,6 +408,8 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
         mpix_guard_record_free(state, t);
         return rc;
     }
+    if (!protect)
+        t->page_lo = t->page_hi = 0;
     append(state, t);
     mpix_guard_protect(state, t->page_lo, t->page_hi, 0);
     state->stats.receives++;

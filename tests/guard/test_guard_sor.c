@@ -55,6 +55,17 @@ int main(int argc, char **argv)
                   state->stats.receives, state->stats.sends_copied);
             CHECK(state->stats.faults > 0, "no fault was taken: the guarded path did not wait on a touch");
             CHECK(state->stats.mprotect_calls > 0, "no mprotect call");
+            /* The exchange repeats, so with chains on it is learned and its last call
+             * completes it (chain.c); with chains off it never is. */
+            if (state->chain_enabled)
+                CHECK(state->stats.chains_completed_at_last_call > 0, "no chain was learned");
+            else
+                CHECK(state->stats.chains_completed_at_last_call == 0, "%lu chains completed with chains off",
+                      state->stats.chains_completed_at_last_call);
+            /* Interior ranks send a row whose page a receive hides: read through
+             * /proc/self/mem where the kernel allows it. */
+            if (state->self_memory >= 0 && rank > 0 && rank < ranks - 1)
+                CHECK(state->stats.hidden_reads > 0, "no send was copied through /proc/self/mem");
         }
     }
     if (expect && strcmp(expect, "blocking") == 0)

@@ -1,0 +1,75 @@
+/* Chains: guarded calls made one after another with no touch of guarded memory between
+ * them. A chain seen twice in a row with the same calls (same buffers, counts, types,
+ * peers, tags and communicator, in the same order) is learned; from then on its last
+ * call completes the whole chain before returning. That call gets no page protection
+ * and the program takes no fault: what the blocking program would have waited for at
+ * that call is waited for there, and nothing of the program runs in between, so it
+ * costs no correctness whichever way the program goes next. The earlier calls of the
+ * chain stay protected, because the program could touch their buffers. */
+#include "guard.h"
+
+#include <string.h>
+
+uint64_t mpix_guard_call_key(const uint64_t *words, int count)
+{
+    uint64_t hash = 1469598103934665603ULL;   /* FNV-1a over the call's arguments */
+    for (int i = 0; i < count; i++)
+        for (int byte = 0; byte < 8; byte++)
+            hash = (hash ^ ((words[i] >> (8 * byte)) & 0xff)) * 1099511628211ULL;
+    return hash;
+}
+
+int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key)
+{
+    if (!state->chain_open) {
+        state->chain++;
+        state->chain_open = 1;
+        state->chain_length = 0;
+        state->stats.chains++;
+    }
+    if (state->chain_length < MPIX_GUARD_CHAIN_KEYS)
+        state->chain_keys[state->chain_length] = key;
+    state->chain_length++;
+    return state->chain_enabled && state->learned_length > 0 && state->chain_length == state->learned_length &&
+           memcmp(state->chain_keys, state->learned_keys, sizeof(uint64_t) * (size_t)state->learned_length) == 0;
+}
+
+void mpix_guard_chain_end(mpix_guard_state *state)
+{
+    if (!state->chain_open)
+        return;
+    state->chain_open = 0;
+    int length = state->chain_length;
+    if (length > MPIX_GUARD_CHAIN_KEYS) {
+        state->previous_length = state->learned_length = 0;
+        return;
+    }
+    size_t bytes = sizeof(uint64_t) * (size_t)length;
+    if (length == state->previous_length && memcmp(state->chain_keys, state->previous_keys, bytes) == 0) {
+        memcpy(state->learned_keys, state->chain_keys, bytes);
+        state->learned_length = length;
+    } else {
+        memcpy(state->previous_keys, state->chain_keys, bytes);
+        state->previous_length = length;
+        if (state->learned_length != length || memcmp(state->chain_keys, state->learned_keys, bytes) != 0)
+            state->learned_length = 0;
+    }
+}
+
+static int select_chain(const mpix_guard_transfer *transfer, const void *chain)
+{
+    return transfer->chain == *(const unsigned long *)chain;
+}
+
+int mpix_guard_chain_complete(mpix_guard_state *state)
+{
+    unsigned long chain = state->chain;
+    int pending = state->pending_error;
+    state->pending_error = MPI_SUCCESS;
+    mpix_guard_complete_where(state, select_chain, &chain);
+    int rc = state->pending_error;
+    state->pending_error = pending;
+    state->stats.chains_completed_at_last_call++;
+    mpix_guard_chain_end(state);
+    return rc;
+}

@@ -38,6 +38,7 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", MPIX_HINT_TYPE_INTEGER,
                                      NULL, 0, 1 << 30 },
     [MPIX_HINT_GUARD_CHAIN] = { "mpix_guard_chain", "MPIX_GUARD_CHAIN", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
+    [MPIX_HINT_GUARD_POLL_NS] = { "mpix_guard_poll_ns", "MPIX_GUARD_POLL_NS", MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9 },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9 },
 };
 

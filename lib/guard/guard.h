@@ -44,6 +44,7 @@ typedef struct mpix_guard_stats {
     unsigned long chains;
     unsigned long chains_completed_at_last_call;
     unsigned long hidden_reads;        /* send copies read through /proc/self/mem */
+    unsigned long receives_polled;     /* finished while polled, never protected */
     unsigned long retired;
 } mpix_guard_stats;
 
@@ -60,6 +61,8 @@ typedef struct mpix_guard_state {
     int verbose;
     int chain_enabled;          /* MPIX_GUARD_CHAIN */
     long long copy_bytes;       /* MPIX_GUARD_COPY_BYTES */
+    long long poll_ns;          /* MPIX_GUARD_POLL_NS; -1: twice mprotect_ns */
+    double mprotect_ns;         /* moving average of guard's own mprotect calls */
     uintptr_t page_size;
     mpix_guard_transfer *transfers, *last;
     mpix_guard_transfer *free_records;
@@ -134,7 +137,8 @@ int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, M
 typedef int mpix_guard_select(const mpix_guard_transfer *transfer, const void *context);
 int mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context);
 
-/* Retire, without waiting, transfers of earlier chains that have completed. */
+/* Retire, without waiting, transfers that have completed, but not the protected
+ * transfers of the open chain, which retire together. */
 int mpix_guard_progress(mpix_guard_state *state);
 
 /* Finish the transfers MPI was found touching (must_complete). */

@@ -39,10 +39,17 @@ static uintptr_t next_boundary(const mpix_guard_state *state, uintptr_t page, ui
     return next;
 }
 
+/* Each call is timed: what protection really costs on this machine and these buffers
+ * (VMA splits, TLB shootdowns) decides how long a receive is worth polling for. */
 static void set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int protection)
 {
-    if (lo < hi && mprotect((void *)lo, hi - lo, protection) == 0)
+    if (lo >= hi)
+        return;
+    double start = PMPI_Wtime();
+    if (mprotect((void *)lo, hi - lo, protection) == 0)
         state->stats.mprotect_calls++;
+    double elapsed_ns = (PMPI_Wtime() - start) * 1e9;
+    state->mprotect_ns = state->mprotect_ns > 0 ? 0.9 * state->mprotect_ns + 0.1 * elapsed_ns : elapsed_ns;
 }
 
 /* Walk [lo, hi) in runs of equal protection: the transfers' need, raised to at least

@@ -37,13 +37,16 @@ static int select_fault(const mpix_guard_transfer *t, const void *context)
     return 0;
 }
 
-/* A real crash: give every guarded page back first, with no MPI call, so that the crash
- * handlers that run next (MPI's backtrace, UCX's) never fault on guarded memory, and
- * leave everything else to them. */
+/* Not guard's fault. For a real crash, give every guarded page back first, with no MPI
+ * call, so that the crash handlers that run next (MPI's backtrace, UCX's) never fault on
+ * guarded memory, and leave everything else to them. */
 static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *context)
 {
     struct sigaction *previous = state ? &state->previous_action : NULL;
-    if (state) {
+    /* An access fault elsewhere may belong to another protection scheme (another copy
+     * of guard, a garbage collector) that the next handler resolves: only a fault on an
+     * unmapped address is surely a crash. */
+    if (state && info->si_code != SEGV_ACCERR) {
         state->crashed = 1;
         for (mpix_guard_transfer *t = state->transfers; t; t = t->next)
             if (t->page_lo < t->page_hi)

@@ -17,22 +17,19 @@
 
 typedef struct sor_context {
     sor_grid grid;
-    int method;   /* 0 blocking, 1 guarded, 2 overlap */
+    enum sor_method method;
 } sor_context;
 
 static void run_sor(void *context, int iterations)
 {
     sor_context *c = context;
-    if (c->method == 2)
-        sor_run_overlap(&c->grid, iterations);
-    else
-        sor_run_exchange(&c->grid, iterations, c->method == 0 ? MPI_Sendrecv : MPIX_Sendrecv_guarded);
+    sor_run(&c->grid, c->method, iterations, MPIX_Sendrecv_guarded);
     /* Each sample ends with the grid complete, as the next phase of a program would
      * find it: the last guarded receives are finished here, inside the timing. */
     MPIX_Guard_complete_all();
 }
 
-static bench_stats time_method(const bench_options *options, int n, int method, int iterations)
+static bench_stats time_method(const bench_options *options, int n, enum sor_method method, int iterations)
 {
     sor_context context = { .method = method };
     if (sor_init(&context.grid, options->comm, n, n) != 0)
@@ -47,7 +44,7 @@ static bench_stats time_method(const bench_options *options, int n, int method, 
 static void count_per_iteration(int n, MPI_Comm comm, int iterations, int chain, double *mprotects, double *faults)
 {
     mpix_guard_state *state = NULL;
-    sor_context context = { .method = 1 };
+    sor_context context = { .method = SOR_GUARDED };
     *mprotects = *faults = 0;
     if (sor_init(&context.grid, comm, n, n) != 0)
         MPI_Abort(comm, 1);
@@ -81,9 +78,9 @@ int bench_guard(const bench_options *options)
             iterations /= 8;
         if (iterations < 2)
             iterations = 2;
-        bench_stats blocking = time_method(options, n, 0, iterations);
-        bench_stats guarded = time_method(options, n, 1, iterations);
-        bench_stats overlap = time_method(options, n, 2, iterations);
+        bench_stats blocking = time_method(options, n, SOR_BLOCKING, iterations);
+        bench_stats guarded = time_method(options, n, SOR_GUARDED, iterations);
+        bench_stats overlap = time_method(options, n, SOR_OVERLAP, iterations);
         snprintf(name, sizeof name, "sor %dx%d guarded vs blocking", n, n);
         bench_row(options, "guard", name, 0, guarded, blocking);
         snprintf(name, sizeof name, "sor %dx%d overlap vs blocking", n, n);

@@ -14,18 +14,13 @@
 
 #include "guard_sor.h"
 
-static double run(int method, int n, int iterations, sor_grid *grid)
+static double run(enum sor_method method, int n, int iterations, sor_grid *grid)
 {
     if (sor_init(grid, MPI_COMM_WORLD, n, n) != 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
-    if (method == 0)
-        sor_run_exchange(grid, iterations, MPI_Sendrecv);
-    else if (method == 1)
-        sor_run_exchange(grid, iterations, MPIX_Sendrecv_guarded);
-    else
-        sor_run_overlap(grid, iterations);
+    sor_run(grid, method, iterations, MPIX_Sendrecv_guarded);
     MPIX_Guard_complete_all();   /* the grid is whole before it is timed as done */
     double elapsed = MPI_Wtime() - start, slowest;
     MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -39,9 +34,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
     sor_grid blocking, guarded, overlap;
-    double blocking_time = run(0, n, iterations, &blocking);
-    double guarded_time = run(1, n, iterations, &guarded);
-    double overlap_time = run(2, n, iterations, &overlap);
+    double blocking_time = run(SOR_BLOCKING, n, iterations, &blocking);
+    double guarded_time = run(SOR_GUARDED, n, iterations, &guarded);
+    double overlap_time = run(SOR_OVERLAP, n, iterations, &overlap);
 
     size_t bytes = sizeof(double) * (size_t)(blocking.rows + 2) * (size_t)(n + 2);
     int same = memcmp(blocking.cells, guarded.cells, bytes) == 0 && memcmp(blocking.cells, overlap.cells, bytes) == 0;

@@ -122,4 +122,16 @@ static inline void sor_run_overlap(sor_grid *g, int iterations)
     }
 }
 
+enum sor_method { SOR_BLOCKING, SOR_GUARDED, SOR_OVERLAP };
+
+/* @iterations of one of the three versions; @guarded_sendrecv is MPIX_Sendrecv_guarded
+ * (passed in, so that this header needs no mpix for the plain program). */
+static inline void sor_run(sor_grid *g, enum sor_method method, int iterations, sor_sendrecv_fn *guarded_sendrecv)
+{
+    if (method == SOR_OVERLAP)
+        sor_run_overlap(g, iterations);
+    else
+        sor_run_exchange(g, iterations, method == SOR_BLOCKING ? MPI_Sendrecv : guarded_sendrecv);
+}
+
 #endif

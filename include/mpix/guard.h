@@ -33,8 +33,10 @@
  * (the four MPI_Sendrecv of a halo exchange) form a chain. The first access to any
  * page of a chain completes the whole chain with one MPI_Waitall and restores its
  * pages in one pass, merging neighbouring pages into single mprotect calls: one fault
- * per chain instead of one per transfer. `MPIX_GUARD_CHAIN=off` completes transfers
- * one by one instead.
+ * per chain instead of one per transfer. A chain made of the same calls as the one
+ * before it is learned, and its last call then completes it before returning, with no
+ * protection and no fault (nothing of the program can run in between, so this is
+ * always safe). `MPIX_GUARD_CHAIN=off` completes transfers one by one instead.
  *
  * @par Other MPI calls
  * MPI itself must never find a guarded page: pass a buffer that shares a page with an
@@ -60,7 +62,11 @@
  *   blocking MPI call.
  * - `MPIX_GUARD_COPY_BYTES` (default 65536): send buffers spanning up to this many bytes
  *   are copied instead of protected.
- * - `MPIX_GUARD_CHAIN` (`on`|`off`, default on): complete chains as a unit.
+ * - `MPIX_GUARD_CHAIN` (`on`|`off`, default on): complete chains as a unit, and a chain
+ *   seen twice in a row at its last call.
+ * - `MPIX_GUARD_POLL_NS` (default: twice what guard's mprotect calls have been costing):
+ *   how long a new receive is polled before its pages are protected; a message that
+ *   arrives meanwhile is unpacked at once and nothing is protected. 0 never polls.
  * - `MPIX_VERBOSE=1`: print the mode once, and the counters (transfers, copies,
  *   mprotect calls, faults, waits) at MPI_Finalize.
  */

@@ -304,18 +304,28 @@ static int read_hidden(mpix_guard_state *state, const mpix_guard_transfer *span,
     return done;
 }
 
+/* What a new transfer covers and how large it packs, after the earlier transfers it
+ * must come after (@select) have finished. */
+static int prepare(mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                   mpix_guard_select *select, mpix_guard_transfer *probe, int *packed_size)
+{
+    int rc = mpix_guard_span(state, buf, count, datatype, &probe->byte_lo, &probe->byte_hi, &probe->page_lo,
+                             &probe->page_hi);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack_size(count, datatype, comm, packed_size);
+    if (rc == MPI_SUCCESS)
+        order_after(state, select, probe);
+    return rc;
+}
+
 int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, uintptr_t avoid_lo, uintptr_t avoid_hi, int protect)
 {
     mpix_guard_transfer probe = { 0 };
     int packed_size = 0;
-    int rc = mpix_guard_span(state, buf, count, datatype, &probe.byte_lo, &probe.byte_hi, &probe.page_lo,
-                             &probe.page_hi);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack_size(count, datatype, comm, &packed_size);
+    int rc = prepare(state, buf, count, datatype, comm, select_before_send, &probe, &packed_size);
     if (rc != MPI_SUCCESS)
         return rc;
-    order_after(state, select_before_send, &probe);
 
     int hidden = mpix_guard_pages_hidden(state, probe.page_lo, probe.page_hi);
     int in_place = packed_size > state->copy_bytes && !hidden &&
@@ -399,13 +409,9 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
 {
     mpix_guard_transfer probe = { 0 };
     int packed_size = 0;
-    int rc = mpix_guard_span(state, buf, count, datatype, &probe.byte_lo, &probe.byte_hi, &probe.page_lo,
-                             &probe.page_hi);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack_size(count, datatype, comm, &packed_size);
+    int rc = prepare(state, buf, count, datatype, comm, select_before_recv, &probe, &packed_size);
     if (rc != MPI_SUCCESS)
         return rc;
-    order_after(state, select_before_recv, &probe);
 
     mpix_guard_transfer *t = mpix_guard_record_new(state);
     if (!t)

@@ -1,6 +1,7 @@
 /* MPIX_Hy_comm_create: the two-level split, by node, NUMA domain, package or virtual
  * nodes of k consecutive world ranks, and the rank tables every collective uses. */
 #include "hy.h"
+#include "common/numa.h"
 #include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
@@ -9,7 +10,9 @@
 #include "common/topo.h"
 #include "common/verbose.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 enum { SPLIT_NODE, SPLIT_NUMA, SPLIT_SOCKET }; /* keyword order of mpix_hy_split */
 
@@ -44,9 +47,11 @@ mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm)
     return state;
 }
 
-/* The node communicator for the split unit in @split. */
-static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *node_comm)
+/* The node communicator for the split unit in @split, and with the numa split the
+ * domain (OS index) whose memory the node's buffers go to. */
+static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *node_comm, int *numa_os_index)
 {
+    *numa_os_index = -1;
     MPI_Comm shared;
     int rank, rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
     if (rc != MPI_SUCCESS)
@@ -61,6 +66,8 @@ static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *no
         rc = mpix_topo_locality(&where);
         int index = split->keyword == SPLIT_NUMA ? where.numa_node : where.package;
         color = rc == MPI_SUCCESS && index >= 0 ? index : 0;
+        if (rc == MPI_SUCCESS && split->keyword == SPLIT_NUMA)
+            *numa_os_index = where.numa_os_index;
     } else {
         /* Virtual nodes: k consecutive MPI_COMM_WORLD ranks of a physical node, whatever
          * the order of @comm, so reordered communicators see real non-block placement. */
@@ -120,7 +127,7 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     }
     MPI_Comm_rank(comm, &hy->rank);
     MPI_Comm_size(comm, &hy->size);
-    rc = split_nodes(comm, &split, &hy->node_comm);
+    rc = split_nodes(comm, &split, &hy->node_comm, &hy->numa_os_index);
     if (rc == MPI_SUCCESS) {
         MPI_Comm_rank(hy->node_comm, &hy->node_rank);
         MPI_Comm_size(hy->node_comm, &hy->node_size);
@@ -150,6 +157,16 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
                  split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
                  hy->block ? "block" : "non-block (reordered)");
     return MPI_SUCCESS;
+}
+
+void mpix_hy_place(const mpix_hy_state *hy, void *base, MPI_Aint bytes)
+{
+    if (hy->numa_os_index < 0 || hy->node_rank != 0 || bytes <= 0)
+        return;
+    /* libnuma places whole pages: from the page holding the first byte. */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)base & ~(page - 1);
+    mpix_numa_place((void *)start, (size_t)((uintptr_t)base + (uintptr_t)bytes - start), hy->numa_os_index);
 }
 
 MPIX_API int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm *bridge_comm, int *node, int *nodes)

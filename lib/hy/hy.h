@@ -15,10 +15,17 @@ typedef struct mpix_hy_state {
     int *member_offset;              /* [nodes + 1]: where each node's ranks start in members */
     int *members;                    /* [size]: ranks grouped by node, in node-rank order */
     int block;                       /* node j holds ranks member_offset[j] .. member_offset[j+1]-1 */
+    int numa_os_index;               /* numa split: the domain whose memory holds the node's
+                                        buffers (OS index); -1 otherwise */
 } mpix_hy_state;
 
 /* The state hung on @hy_comm, or NULL. */
 mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm);
+
+/* With the numa split, put the node buffer [base, base + bytes) that this process (the
+ * leader) just allocated in its domain's memory, before anything touches it (libnuma);
+ * a no-op otherwise. */
+void mpix_hy_place(const mpix_hy_state *hy, void *base, MPI_Aint bytes);
 
 enum { MPIX_HY_ALLGATHER, MPIX_HY_BCAST, MPIX_HY_ALLREDUCE };
 

@@ -69,6 +69,8 @@ int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_D
     if (rc == MPI_SUCCESS)
         rc = MPIX_Win_shared_query(*win, 0, &size, &unit, &op->base);
     if (rc == MPI_SUCCESS)
+        mpix_hy_place(hy, op->base, bytes);
+    if (rc == MPI_SUCCESS)
         rc = mpix_win_attr_set(*win, &op_keyval, op);
     if (rc != MPI_SUCCESS && *win != MPI_WIN_NULL)
         MPIX_Win_free(win);

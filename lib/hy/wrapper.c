@@ -72,6 +72,9 @@ MPIX_API void Wrapper_MPI_Sharedmemory_alloc(int msize, int bsize, int flag, str
     MPIX_Win_allocate_shared(node_rank == 0 ? (MPI_Aint)(elements * bsize) : 0, bsize, MPI_INFO_NULL,
                              comm_handle->shmem_comm, shmem_addr, winPtr);
     MPIX_Win_shared_query(*winPtr, 0, &size, &unit, shmem_addr);
+    wrapper_state *state = state_of(comm_handle);
+    if (state)
+        mpix_hy_place(mpix_hy_state_of(state->hy_comm), *shmem_addr, node_rank == 0 ? (MPI_Aint)(elements * bsize) : 0);
 }
 
 MPIX_API void Wrapper_Get_localpointer(void *start_addr, int rank, int dsize, void **local_addr)

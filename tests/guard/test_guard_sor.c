@@ -10,16 +10,11 @@
 
 #include <mpix/guard.h>
 
-static int run(sor_grid *grid, MPI_Comm comm, int rows, int cols, int iterations, int method)
+static int run(sor_grid *grid, MPI_Comm comm, int rows, int cols, int iterations, enum sor_method method)
 {
     if (sor_init(grid, comm, rows, cols) != 0)
         return -1;
-    if (method == 0)
-        sor_run_exchange(grid, iterations, MPI_Sendrecv);
-    else if (method == 1)
-        sor_run_exchange(grid, iterations, MPIX_Sendrecv_guarded);
-    else
-        sor_run_overlap(grid, iterations);
+    sor_run(grid, method, iterations, MPIX_Sendrecv_guarded);
     return 0;
 }
 
@@ -33,13 +28,13 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int rows = shapes[s][0], cols = shapes[s][1], iterations = 25;
         sor_grid reference, guarded, overlap;
-        CHECK(run(&reference, MPI_COMM_WORLD, rows, cols, iterations, 0) == 0, "init");
-        CHECK(run(&guarded, MPI_COMM_WORLD, rows, cols, iterations, 1) == 0, "init");
+        CHECK(run(&reference, MPI_COMM_WORLD, rows, cols, iterations, SOR_BLOCKING) == 0, "init");
+        CHECK(run(&guarded, MPI_COMM_WORLD, rows, cols, iterations, SOR_GUARDED) == 0, "init");
         /* Reading the whole grid completes whatever the last exchange left in flight. */
         size_t bytes = sizeof(double) * (size_t)(reference.rows + 2) * (size_t)(cols + 2);
         CHECK(memcmp(reference.cells, guarded.cells, bytes) == 0, "guarded grid %dx%d differs from blocking", rows,
               cols);
-        CHECK(run(&overlap, MPI_COMM_WORLD, rows, cols, iterations, 2) == 0, "init");
+        CHECK(run(&overlap, MPI_COMM_WORLD, rows, cols, iterations, SOR_OVERLAP) == 0, "init");
         CHECK(memcmp(reference.cells, overlap.cells, bytes) == 0, "overlap grid %dx%d differs from blocking", rows,
               cols);
         CHECK(MPIX_Guard_complete_all() == MPI_SUCCESS, "complete_all");

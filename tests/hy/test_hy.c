@@ -6,6 +6,8 @@
  * integers (also in floating types), so any reduction order gives the same bits. */
 #include <mpix/mpix.h>
 #include "mpix_test.h"
+#include "common/numa.h"
+#include "common/topo.h"
 
 #include <complex.h>
 #include <stdbool.h>
@@ -170,6 +172,13 @@ static void run(MPI_Comm comm, const char *label)
         }
     }
     CHECK(wrong == 0, "%s: allgather differed in %d of %d rounds", label, wrong, rounds);
+    /* The numa split keeps a domain's buffer in that domain's memory (libnuma). */
+    const char *split = getenv("MPIX_HY_SPLIT");
+    mpix_locality where;
+    if (split && strcmp(split, "numa") == 0 && mpix_numa_available() && mpix_topo_locality(&where) == MPI_SUCCESS &&
+        where.numa_os_index >= 0)
+        CHECK(mpix_numa_node_of(result) == where.numa_os_index, "%s: node buffer on NUMA node %d, not %d", label,
+              mpix_numa_node_of(result), where.numa_os_index);
     MPIX_Hy_free(&win);
     free(expected);
 

@@ -42,6 +42,10 @@
  *   `ptrace_scope=1`, let any process of this user read this process's memory
  *   (`prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`). A security trade-off: opt in only
  *   where the node is trusted. Without it such kernels get the MPI path.
+ * - `MPIX_ZCOPY_NODE_RANKS` (default 0): k > 0 treats blocks of k consecutive world ranks
+ *   as separate nodes, so the other-node fallback can be exercised on one machine.
+ * - `MPIX_ZCOPY_ATTACH` (`probe`|`refuse`, default probe): refuse answers every attach
+ *   probe as a kernel that forbids cross-memory attach would (the refused fallback).
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety

@@ -26,8 +26,10 @@
 #include <uthash.h>
 
 /* Processes that can name each other by pid: same boot, same pid namespace, and (for
- * clusters of cloned nodes) same host name. */
-static uint32_t node_key(void)
+ * clusters of cloned nodes) same host name. With MPIX_ZCOPY_NODE_RANKS=k, also the same
+ * block of k MPI_COMM_WORLD ranks: virtual nodes, so that the other-node path runs on
+ * one machine. */
+static uint32_t node_key(long long node_ranks)
 {
     char identity[512] = "", boot[64] = "", host[256] = "";
     struct stat pid_namespace = { 0 };
@@ -39,7 +41,10 @@ static uint32_t node_key(void)
     }
     stat("/proc/self/ns/pid", &pid_namespace);
     gethostname(host, sizeof host - 1);
-    int length = snprintf(identity, sizeof identity, "%s|%lu|%s", boot, (unsigned long)pid_namespace.st_ino, host);
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    int length = snprintf(identity, sizeof identity, "%s|%lu|%s|%lld", boot, (unsigned long)pid_namespace.st_ino,
+                          host, node_ranks > 0 ? world_rank / node_ranks : 0);
     unsigned key;
     HASH_JEN(identity, (unsigned)length, key);
     return key;
@@ -59,7 +64,6 @@ static int process_create(void **state)
     if (!process)
         return MPI_ERR_NO_MEM;
     MPI_Comm_size(MPI_COMM_WORLD, &process->world_size);
-    process->node_key = node_key();
     process->pid = getpid();
     /* Mapped, not malloc'd: a peer's late write after MPI_Finalize unmapped it fails
      * with EFAULT instead of landing in reused heap. */
@@ -73,7 +77,13 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
+    long long node_ranks = 0;
     int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, 0, &ptracer);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_NODE_RANKS, 0, &node_ranks);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->refuse_attach);
+    process->node_key = node_key(node_ranks);
     if (rc == MPI_SUCCESS && ptracer)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     if (rc != MPI_SUCCESS) {

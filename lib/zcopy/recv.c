@@ -7,6 +7,7 @@
 #include "common/verbose.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 enum { STACK_WIRE = 4096 };
@@ -22,7 +23,9 @@ static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zco
         process->access[world] == MPIX_ZCOPY_ACCESS_REFUSED)
         return;
     mpix_zcopy_directory_entry mine = { process->pid, 1 };
-    int error = mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
+    /* MPIX_ZCOPY_ATTACH=refuse answers as a kernel that forbids the attach would. */
+    int error = process->refuse_attach ? EPERM
+                                       : mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
     int access = error ? MPIX_ZCOPY_ACCESS_REFUSED : MPIX_ZCOPY_ACCESS_OK;
     if (zc->verbose && process->access[world] != access)
         mpix_verbose_print("zcopy", "messages from rank %d (pid %d): %s", source, (int)header->pid,

@@ -85,6 +85,7 @@ typedef struct mpix_zcopy_process {
     unsigned char *access;                   /* by world rank: can I attach to them */
     uint64_t next_layout_id;
     uint64_t next_global_id;                 /* agreed upwards by MPIX_Type_commit_comm */
+    int refuse_attach;                       /* MPIX_ZCOPY_ATTACH=refuse: answer every probe no */
 } mpix_zcopy_process;
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);

@@ -106,8 +106,9 @@ void mpix_guard_shadow_put(mpix_guard_state *state, char *memory, size_t capacit
 /* Give every page of [lo, hi) the protection the transfers in flight need there: none
  * under a receive, read-only under an in-place send, else read-write. Runs of equal
  * protection go in one mprotect call; with @known_writable, read-write runs are taken to
- * be so already and skipped. */
-void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable);
+ * be so already and skipped. Nonzero if an mprotect call failed (e.g. ENOMEM: the
+ * process ran out of memory maps). */
+int mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable);
 
 /* Make [lo, hi) readable (@writable: and writable) for guard's own copy, whatever the
  * transfers need, touching only pages that lack it; mpix_guard_protect puts it back. */

@@ -41,22 +41,25 @@ static uintptr_t next_boundary(const mpix_guard_state *state, uintptr_t page, ui
 
 /* Each call is timed: what protection really costs on this machine and these buffers
  * (VMA splits, TLB shootdowns) decides how long a receive is worth polling for. */
-static void set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int protection)
+static int set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int protection)
 {
     if (lo >= hi)
-        return;
+        return 0;
     double start = PMPI_Wtime();
-    if (mprotect((void *)lo, hi - lo, protection) == 0)
+    int failed = mprotect((void *)lo, hi - lo, protection) != 0;
+    if (!failed)
         state->stats.mprotect_calls++;
     double elapsed_ns = (PMPI_Wtime() - start) * 1e9;
     state->mprotect_ns = state->mprotect_ns > 0 ? 0.9 * state->mprotect_ns + 0.1 * elapsed_ns : elapsed_ns;
+    return failed;
 }
 
 /* Walk [lo, hi) in runs of equal protection: the transfers' need, raised to at least
  * @floor. A run is left alone when it needs no change: with a floor, when the need
  * already grants it; without, when @known_writable and it is to be read-write. */
-static void apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor, int known_writable)
+static int apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor, int known_writable)
 {
+    int failed = 0;
     const int writable = PROT_READ | PROT_WRITE;
     uintptr_t run_start = lo;
     int run_protection = -1, run_skipped = 0;
@@ -69,7 +72,7 @@ static void apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor
         }
         if (protection != run_protection || skipped != run_skipped) {
             if (run_protection >= 0 && !run_skipped)
-                set_protection(state, run_start, page, run_protection);
+                failed |= set_protection(state, run_start, page, run_protection);
             run_start = page;
             run_protection = protection;
             run_skipped = skipped;
@@ -78,11 +81,12 @@ static void apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor
             break;
         page = next_boundary(state, page, hi);
     }
+    return failed;
 }
 
-void mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable)
+int mpix_guard_protect(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int known_writable)
 {
-    apply(state, lo, hi, 0, known_writable);
+    return apply(state, lo, hi, 0, known_writable);
 }
 
 /* Only raises: pages that are already accessible enough keep their protection, so guard's

@@ -346,7 +346,9 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
         if (!protect)
             t->page_lo = t->page_hi = 0;
         append(state, t);
-        mpix_guard_protect(state, t->page_lo, t->page_hi, 0);
+        /* Unprotected pages cannot guard the program's next write: then the send is
+         * finished before the call returns, as the blocking call would. */
+        t->must_complete = mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
         state->stats.sends_in_place++;
         return MPI_SUCCESS;
     }
@@ -451,6 +453,6 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
     if (t->done)
         mpix_guard_complete_where(state, select_done, NULL);
     else
-        mpix_guard_protect(state, t->page_lo, t->page_hi, 0);
+        t->must_complete = mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
     return MPI_SUCCESS;
 }

@@ -83,9 +83,14 @@ extern "C" {
  * @brief MPI_Send that returns at once; the send goes on in the background.
  *
  * After return the program may overwrite @p buf: a small buffer was copied, a large one
- * is read-only until the send completes, so a write waits for it.
- * @param buf, count, datatype, dest, tag, comm as MPI_Send (MPI_PROC_NULL, zero counts
- *        and any committed datatype included)
+ * is read-only until the send completes, so a write waits for it. Arguments as MPI_Send
+ * (MPI_PROC_NULL, zero counts and any committed datatype included).
+ * @param buf      data to send
+ * @param count    elements, >= 0
+ * @param datatype any committed datatype
+ * @param dest     rank in @p comm, or MPI_PROC_NULL
+ * @param tag      0 .. MPI_TAG_UB
+ * @param comm     communicator
  * @return MPI_SUCCESS or the error MPI_Isend gave, raised on @p comm. An error found
  *         when the send completes later is raised on MPI_COMM_WORLD then and returned by
  *         the next MPIX_Guard_complete or MPIX_Guard_complete_all.
@@ -101,8 +106,13 @@ int MPIX_Send_guarded(const void *buf, int count, MPI_Datatype datatype, int des
  * With a status, it first waits for the message's envelope (MPI_Mprobe), so source, tag
  * and count are final, and a message longer than the buffer is received at once and
  * reported as MPI_ERR_TRUNCATE, as MPI_Recv does.
- * @param buf, count, datatype, source, tag, comm, status as MPI_Recv (MPI_ANY_SOURCE,
- *        MPI_ANY_TAG and MPI_PROC_NULL included)
+ * @param buf      where the data goes (inaccessible until it is there)
+ * @param count    elements the buffer holds, >= 0
+ * @param datatype any committed datatype (the caller may free it after the call)
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     communicator
+ * @param status   MPI_STATUS_IGNORE, or filled before return (source, tag, count)
  * @return MPI_SUCCESS or an MPI error raised on @p comm.
  * @par Complexity one MPI_Irecv (MPI_Imrecv with a status) into a shadow buffer of the
  *      datatype's span, and one mprotect call per run of pages; the copy-in at completion
@@ -114,6 +124,10 @@ int MPIX_Recv_guarded(void *buf, int count, MPI_Datatype datatype, int source, i
 /**
  * @brief MPI_Sendrecv made of a guarded send and a guarded receive, both started before
  *        the call returns (so it cannot deadlock where MPI_Sendrecv would not).
+ * @param sendbuf, sendcount, sendtype, dest, sendtag   the send, as MPIX_Send_guarded
+ * @param recvbuf, recvcount, recvtype, source, recvtag the receive, as MPIX_Recv_guarded
+ * @param comm     communicator of both
+ * @param status   as MPIX_Recv_guarded
  * @return MPI_SUCCESS or an MPI error raised on @p comm; @p status as MPIX_Recv_guarded.
  * @par Complexity the sum of MPIX_Send_guarded and MPIX_Recv_guarded.
  */
@@ -126,7 +140,9 @@ int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datatype sendt
  *        received data in and give the pages back.
  *
  * Use it before handing such memory to a system call or to an MPI call that mpix does not
- * interpose. @p len 0 completes nothing.
+ * interpose.
+ * @param buf start of the memory
+ * @param len bytes, >= 0 (0 completes nothing)
  * @return MPI_SUCCESS, an error a completed transfer reported (see MPIX_Send_guarded), or
  *         ::MPIX_ERRKIND_ARGUMENT for a negative @p len.
  * @par Complexity O(guarded transfers in flight) plus their waits.

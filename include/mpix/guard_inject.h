@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <mpix/guard.h>
 
+/** @cond INJECTED_MACROS (one macro per MPI call; not part of the reference) */
 #define MPI_Send(...) MPIX_Send_guarded(__VA_ARGS__)
 #define MPI_Recv(...) MPIX_Recv_guarded(__VA_ARGS__)
 #define MPI_Sendrecv(...) MPIX_Sendrecv_guarded(__VA_ARGS__)
@@ -103,5 +104,6 @@
 #define MPI_File_write_at_all(...) ((void)MPIX_Guard_complete_all(), MPI_File_write_at_all(__VA_ARGS__))
 #define MPI_Comm_free(...) ((void)MPIX_Guard_complete_all(), MPI_Comm_free(__VA_ARGS__))
 #define MPI_Finalize() ((void)MPIX_Guard_complete_all(), MPI_Finalize())
+/** @endcond */
 
 #endif

@@ -88,6 +88,13 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * MPI_STATUS_IGNORE) gets the source, the tag and a count that MPI_Get_count and
  * MPI_Get_elements read in any datatype. A message longer than the buffer is
  * MPI_ERR_TRUNCATE (the sender still completes).
+ * @param buf      where the data goes
+ * @param count    elements the buffer holds, >= 0
+ * @param datatype any committed datatype
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's MPIX_Send_zcopy
+ * @param status   MPI_STATUS_IGNORE or the status to fill
  * @return MPI_SUCCESS or an error code raised on @p comm.
  * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or
  *      coalesced spans, no layout transfer; a new sender layout is read once from the
@@ -115,6 +122,8 @@ int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm);
  *        forgets the id on every process and frees the datatype (MPI_Type_free).
  * Messages already sent with the id stay receivable: a receiver that no longer knows
  * an id reads the sender's layout instead.
+ * @param datatype the datatype to free; MPI_DATATYPE_NULL on return
+ * @param comm     the communicator MPIX_Type_commit_comm was called on
  * @return MPI_SUCCESS or an error code raised on @p comm; *datatype is MPI_DATATYPE_NULL.
  * @par Complexity O(1), no communication (collective by contract only).
  */

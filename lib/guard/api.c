@@ -22,11 +22,8 @@ static int call_begin(mpix_guard_state *state, const uint64_t *key_words, int ke
 /* The last call of a learned chain completes it before the program runs again. */
 static int call_end(mpix_guard_state *state, int rc, int last)
 {
-    if (last) {
-        int chain_rc = mpix_guard_chain_complete(state);
-        if (rc == MPI_SUCCESS)
-            rc = chain_rc;
-    }
+    if (last)
+        mpix_guard_chain_complete(state);
     if (--state->depth == 0)
         mpix_guard_settle(state);
     return rc;
@@ -153,8 +150,9 @@ MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
     mpix_guard_range range = { lo, hi };
     state->depth++;
     mpix_guard_chain_end(state);
-    int rc = mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
-    return mpix_raise(call_end(state, rc, 0));
+    mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
+    call_end(state, MPI_SUCCESS, 0);
+    return mpix_raise(mpix_guard_take_error(state));
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)
@@ -164,6 +162,7 @@ MPIX_API int MPIX_Guard_complete_all(void)
         return MPI_SUCCESS;
     state->depth++;
     mpix_guard_chain_end(state);
-    int rc = mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
-    return mpix_raise(call_end(state, rc, 0));
+    mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
+    call_end(state, MPI_SUCCESS, 0);
+    return mpix_raise(mpix_guard_take_error(state));
 }

@@ -61,15 +61,10 @@ static int select_chain(const mpix_guard_transfer *transfer, const void *chain)
     return transfer->chain == *(const unsigned long *)chain;
 }
 
-int mpix_guard_chain_complete(mpix_guard_state *state)
+void mpix_guard_chain_complete(mpix_guard_state *state)
 {
     unsigned long chain = state->chain;
-    int pending = state->pending_error;
-    state->pending_error = MPI_SUCCESS;
     mpix_guard_complete_where(state, select_chain, &chain);
-    int rc = state->pending_error;
-    state->pending_error = pending;
     state->stats.chains_completed_at_last_call++;
     mpix_guard_chain_end(state);
-    return rc;
 }

@@ -104,11 +104,7 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         state->depth++;
         state->stats.faults++;
         mpix_guard_chain_end(state);
-        int pending = state->pending_error;
-        state->pending_error = MPI_SUCCESS;
         mpix_guard_complete_where(state, select_fault, &selection);
-        if (state->pending_error == MPI_SUCCESS)
-            state->pending_error = pending;
         state->depth--;
         mpix_guard_settle(state);
     }

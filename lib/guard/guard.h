@@ -134,16 +134,20 @@ int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, M
                     uintptr_t *byte_lo, uintptr_t *byte_hi, uintptr_t *page_lo, uintptr_t *page_hi);
 
 /* Finish the transfers selected by @select, with one MPI_Waitall, then retire them:
- * unpack receives, give pages back. MPI_SUCCESS or the first error. */
+ * unpack receives, give pages back. An error is kept in state->pending_error (MPI has
+ * already called the communicator's handler) for the next MPIX_Guard_complete*. */
 typedef int mpix_guard_select(const mpix_guard_transfer *transfer, const void *context);
-int mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context);
+void mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context);
+
+/* The first error kept since the last call, and forget it. */
+int mpix_guard_take_error(mpix_guard_state *state);
 
 /* Retire, without waiting, transfers that have completed, but not the protected
  * transfers of the open chain, which retire together. */
-int mpix_guard_progress(mpix_guard_state *state);
+void mpix_guard_progress(mpix_guard_state *state);
 
 /* Finish the transfers MPI was found touching (must_complete). */
-int mpix_guard_settle(mpix_guard_state *state);
+void mpix_guard_settle(mpix_guard_state *state);
 
 /* Selectors. */
 int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *context);
@@ -161,7 +165,7 @@ int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key);
  * learn from it. */
 void mpix_guard_chain_end(mpix_guard_state *state);
 /* Complete every transfer of the open chain and close it. */
-int mpix_guard_chain_complete(mpix_guard_state *state);
+void mpix_guard_chain_complete(mpix_guard_state *state);
 
 /* ---- fault.c ---------------------------------------------------------------------- */
 

@@ -196,7 +196,7 @@ static void retire(mpix_guard_state *state, mpix_guard_transfer **batch, int n)
         mpix_guard_protect(state, sent[i].lo, sent[i].hi, 0);
 }
 
-int mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context)
+void mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context)
 {
     for (;;) {
         mpix_guard_transfer *batch[BATCH];
@@ -224,12 +224,16 @@ int mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select
         }
         retire(state, batch, n);
     }
+}
+
+int mpix_guard_take_error(mpix_guard_state *state)
+{
     int rc = state->pending_error;
     state->pending_error = MPI_SUCCESS;
     return rc;
 }
 
-int mpix_guard_progress(mpix_guard_state *state)
+void mpix_guard_progress(mpix_guard_state *state)
 {
     int finished = 0;
     for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
@@ -246,38 +250,24 @@ int mpix_guard_progress(mpix_guard_state *state)
             finished++;
         }
     }
-    if (!finished)
-        return MPI_SUCCESS;
-    int pending = state->pending_error;
-    state->pending_error = MPI_SUCCESS;
-    mpix_guard_complete_where(state, select_done, NULL);
-    state->pending_error = pending;
-    return MPI_SUCCESS;
+    if (finished)
+        mpix_guard_complete_where(state, select_done, NULL);
 }
 
-int mpix_guard_settle(mpix_guard_state *state)
+void mpix_guard_settle(mpix_guard_state *state)
 {
     /* Raised depth: a fault MPI takes while these complete is let through and marks
      * more transfers, which the loop then finishes too. */
-    int pending = state->pending_error;
-    state->pending_error = MPI_SUCCESS;
     state->depth++;
     mpix_guard_complete_where(state, select_must_complete, NULL);
     state->depth--;
-    if (state->pending_error == MPI_SUCCESS)
-        state->pending_error = pending;
-    return MPI_SUCCESS;
 }
 
 /* Finish the earlier transfers @incoming must come after; counts them. */
 static void order_after(mpix_guard_state *state, mpix_guard_select *select, const mpix_guard_transfer *incoming)
 {
     unsigned long before = state->stats.retired;
-    int pending = state->pending_error;
-    state->pending_error = MPI_SUCCESS;
     mpix_guard_complete_where(state, select, incoming);
-    if (state->pending_error == MPI_SUCCESS)
-        state->pending_error = pending;
     state->stats.conflict_waits += state->stats.retired - before;
 }
 

@@ -9,17 +9,16 @@
 #include "guard.h"
 
 #include <string.h>
+#include <uthash.h>
 
-uint64_t mpix_guard_call_key(const uint64_t *words, int count)
+uint32_t mpix_guard_call_key(const uint64_t *words, int count)
 {
-    uint64_t hash = 1469598103934665603ULL;   /* FNV-1a over the call's arguments */
-    for (int i = 0; i < count; i++)
-        for (int byte = 0; byte < 8; byte++)
-            hash = (hash ^ ((words[i] >> (8 * byte)) & 0xff)) * 1099511628211ULL;
-    return hash;
+    unsigned key;
+    HASH_JEN(words, (unsigned)(sizeof *words * (size_t)count), key);   /* uthash's Jenkins hash */
+    return key;
 }
 
-int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key)
+int mpix_guard_chain_call(mpix_guard_state *state, uint32_t key)
 {
     if (!state->chain_open) {
         state->chain++;
@@ -31,7 +30,7 @@ int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key)
         state->chain_keys[state->chain_length] = key;
     state->chain_length++;
     return state->chain_enabled && state->learned_length > 0 && state->chain_length == state->learned_length &&
-           memcmp(state->chain_keys, state->learned_keys, sizeof(uint64_t) * (size_t)state->learned_length) == 0;
+           memcmp(state->chain_keys, state->learned_keys, sizeof(uint32_t) * (size_t)state->learned_length) == 0;
 }
 
 void mpix_guard_chain_end(mpix_guard_state *state)
@@ -44,7 +43,7 @@ void mpix_guard_chain_end(mpix_guard_state *state)
         state->previous_length = state->learned_length = 0;
         return;
     }
-    size_t bytes = sizeof(uint64_t) * (size_t)length;
+    size_t bytes = sizeof(uint32_t) * (size_t)length;
     if (length == state->previous_length && memcmp(state->chain_keys, state->previous_keys, bytes) == 0) {
         memcpy(state->learned_keys, state->chain_keys, bytes);
         state->learned_length = length;

@@ -21,15 +21,10 @@ typedef struct fault_selection {
     int chain_count;
 } fault_selection;
 
-static int covers_page(const mpix_guard_transfer *t, uintptr_t page)
-{
-    return t->page_lo <= page && page < t->page_hi;
-}
-
 static int select_fault(const mpix_guard_transfer *t, const void *context)
 {
     const fault_selection *selection = context;
-    if (t->page_lo < selection->page_hi && selection->page_lo < t->page_hi)
+    if (mpix_guard_ranges_meet(t->page_lo, t->page_hi, selection->page_lo, selection->page_hi))
         return 1;
     for (int i = 0; i < selection->chain_count; i++)
         if (t->chain == selection->chains[i])
@@ -81,7 +76,7 @@ static void on_fault(int signo, siginfo_t *info, void *context)
     fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
     int guarded = 0;
     for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
-        if (!covers_page(t, page))
+        if (!mpix_guard_covers(t, page))
             continue;
         guarded = 1;
         if (state->depth > 0)

@@ -74,8 +74,8 @@ typedef struct mpix_guard_state {
     int chain_open;             /* no guarded memory touched since the last guarded call */
     /* The calls of the open chain, the chain before it, and the chain learned (seen
      * twice in a row), by key (chain.c). */
-    uint64_t chain_keys[MPIX_GUARD_CHAIN_KEYS], previous_keys[MPIX_GUARD_CHAIN_KEYS];
-    uint64_t learned_keys[MPIX_GUARD_CHAIN_KEYS];
+    uint32_t chain_keys[MPIX_GUARD_CHAIN_KEYS], previous_keys[MPIX_GUARD_CHAIN_KEYS];
+    uint32_t learned_keys[MPIX_GUARD_CHAIN_KEYS];
     int chain_length, previous_length, learned_length;
     int self_memory;            /* /proc/self/mem, to read protected pages; -1: unusable */
     int depth;                  /* > 0 while guard runs MPI on the program's behalf */
@@ -85,6 +85,18 @@ typedef struct mpix_guard_state {
     stack_t signal_stack, previous_signal_stack;
     mpix_guard_stats stats;
 } mpix_guard_state;
+
+/* Whether [lo1, hi1) and [lo2, hi2) share a byte. */
+static inline int mpix_guard_ranges_meet(uintptr_t lo1, uintptr_t hi1, uintptr_t lo2, uintptr_t hi2)
+{
+    return lo1 < hi2 && lo2 < hi1;
+}
+
+/* Whether @page is one of the pages @transfer keeps protected. */
+static inline int mpix_guard_covers(const mpix_guard_transfer *transfer, uintptr_t page)
+{
+    return transfer->page_lo <= page && page < transfer->page_hi;
+}
 
 /* ---- state.c ---------------------------------------------------------------------- */
 
@@ -156,11 +168,12 @@ int mpix_guard_select_pages(const mpix_guard_transfer *transfer, const void *ran
 
 /* ---- chain.c ---------------------------------------------------------------------- */
 
-/* A key for one call, from its arguments. */
-uint64_t mpix_guard_call_key(const uint64_t *words, int count);
+/* A key for one call, from its arguments. Two calls with one key are taken for the same
+ * call; a collision only makes a chain complete early, which is always safe. */
+uint32_t mpix_guard_call_key(const uint64_t *words, int count);
 /* Count a call into the open chain (opening one if needed); 1 if it is the last call of
  * the learned chain, which must then complete the chain before returning. */
-int mpix_guard_chain_call(mpix_guard_state *state, uint64_t key);
+int mpix_guard_chain_call(mpix_guard_state *state, uint32_t key);
 /* The program touched guarded memory (or asked for completion): close the chain and
  * learn from it. */
 void mpix_guard_chain_end(mpix_guard_state *state);

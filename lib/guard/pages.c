@@ -6,16 +6,11 @@
 
 #include <sys/mman.h>
 
-static int covers(const mpix_guard_transfer *transfer, uintptr_t page)
-{
-    return transfer->page_lo <= page && page < transfer->page_hi;
-}
-
 static int needed_at(const mpix_guard_state *state, uintptr_t page)
 {
     int protection = PROT_READ | PROT_WRITE;
     for (const mpix_guard_transfer *t = state->transfers; t; t = t->next) {
-        if (!covers(t, page))
+        if (!mpix_guard_covers(t, page))
             continue;
         if (t->kind == MPIX_GUARD_RECV)
             return PROT_NONE;
@@ -99,7 +94,7 @@ void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int wr
 int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr_t hi)
 {
     for (const mpix_guard_transfer *t = state->transfers; t; t = t->next)
-        if (t->kind == MPIX_GUARD_RECV && t->page_lo < hi && lo < t->page_hi)
+        if (t->kind == MPIX_GUARD_RECV && mpix_guard_ranges_meet(t->page_lo, t->page_hi, lo, hi))
             return 1;
     return 0;
 }

@@ -34,11 +34,6 @@ int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, M
     return MPI_SUCCESS;
 }
 
-static int ranges_meet(uintptr_t lo1, uintptr_t hi1, uintptr_t lo2, uintptr_t hi2)
-{
-    return lo1 < hi2 && lo2 < hi1;
-}
-
 int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *context)
 {
     (void)transfer, (void)context;
@@ -48,8 +43,8 @@ int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *conte
 int mpix_guard_select_pages(const mpix_guard_transfer *transfer, const void *context)
 {
     const mpix_guard_range *range = context;
-    return ranges_meet(transfer->byte_lo, transfer->byte_hi, range->lo, range->hi) ||
-           ranges_meet(transfer->page_lo, transfer->page_hi, range->lo, range->hi);
+    return mpix_guard_ranges_meet(transfer->byte_lo, transfer->byte_hi, range->lo, range->hi) ||
+           mpix_guard_ranges_meet(transfer->page_lo, transfer->page_hi, range->lo, range->hi);
 }
 
 static int select_done(const mpix_guard_transfer *transfer, const void *context)
@@ -71,16 +66,17 @@ static int select_before_recv(const mpix_guard_transfer *t, const void *context)
     const mpix_guard_transfer *incoming = context;
     if (t->kind == MPIX_GUARD_SEND_COPY)
         return 0;
-    return ranges_meet(t->byte_lo, t->byte_hi, incoming->byte_lo, incoming->byte_hi) ||
+    return mpix_guard_ranges_meet(t->byte_lo, t->byte_hi, incoming->byte_lo, incoming->byte_hi) ||
            (t->kind == MPIX_GUARD_SEND_INPLACE &&
-            ranges_meet(t->page_lo, t->page_hi, incoming->page_lo, incoming->page_hi));
+            mpix_guard_ranges_meet(t->page_lo, t->page_hi, incoming->page_lo, incoming->page_hi));
 }
 
 /* A send must see what earlier receives put into its bytes. */
 static int select_before_send(const mpix_guard_transfer *t, const void *context)
 {
     const mpix_guard_transfer *incoming = context;
-    return t->kind == MPIX_GUARD_RECV && ranges_meet(t->byte_lo, t->byte_hi, incoming->byte_lo, incoming->byte_hi);
+    return t->kind == MPIX_GUARD_RECV &&
+           mpix_guard_ranges_meet(t->byte_lo, t->byte_hi, incoming->byte_lo, incoming->byte_hi);
 }
 
 static void note_completion(mpix_guard_state *state, mpix_guard_transfer *t, const MPI_Status *status, int rc)
@@ -319,7 +315,7 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
 
     int hidden = mpix_guard_pages_hidden(state, probe.page_lo, probe.page_hi);
     int in_place = packed_size > state->copy_bytes && !hidden &&
-                   !ranges_meet(probe.page_lo, probe.page_hi, avoid_lo, avoid_hi);
+                   !mpix_guard_ranges_meet(probe.page_lo, probe.page_hi, avoid_lo, avoid_hi);
     mpix_guard_transfer *t = mpix_guard_record_new(state);
     if (!t)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "guard: no memory for another transfer record");

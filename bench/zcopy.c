@@ -27,32 +27,31 @@ typedef struct zcopy_context {
     MPI_Aint *offset, *length; /* the layout, for the memcpy limit */
 } zcopy_context;
 
-static void zcopy_pingpong(void *context, int iterations)
+typedef int send_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int recv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+
+/* Rank 0 sends and waits for the echo, rank 1 echoes: the same loop for both paths. */
+static void pingpong(const zcopy_context *c, int iterations, send_fn *send, recv_fn *recv)
 {
-    zcopy_context *c = context;
     for (int i = 0; i < iterations; i++) {
         if (c->rank == 0) {
-            MPIX_Send_zcopy(c->send, c->count, c->type, 1, 0, c->comm);
-            MPIX_Recv_zcopy(c->receive, c->count, c->type, 1, 0, c->comm, MPI_STATUS_IGNORE);
+            send(c->send, c->count, c->type, 1, 0, c->comm);
+            recv(c->receive, c->count, c->type, 1, 0, c->comm, MPI_STATUS_IGNORE);
         } else if (c->rank == 1) {
-            MPIX_Recv_zcopy(c->receive, c->count, c->type, 0, 0, c->comm, MPI_STATUS_IGNORE);
-            MPIX_Send_zcopy(c->send, c->count, c->type, 0, 0, c->comm);
+            recv(c->receive, c->count, c->type, 0, 0, c->comm, MPI_STATUS_IGNORE);
+            send(c->send, c->count, c->type, 0, 0, c->comm);
         }
     }
 }
 
+static void zcopy_pingpong(void *context, int iterations)
+{
+    pingpong(context, iterations, MPIX_Send_zcopy, MPIX_Recv_zcopy);
+}
+
 static void datatype_pingpong(void *context, int iterations)
 {
-    zcopy_context *c = context;
-    for (int i = 0; i < iterations; i++) {
-        if (c->rank == 0) {
-            MPI_Send(c->send, c->count, c->type, 1, 0, c->comm);
-            MPI_Recv(c->receive, c->count, c->type, 1, 0, c->comm, MPI_STATUS_IGNORE);
-        } else if (c->rank == 1) {
-            MPI_Recv(c->receive, c->count, c->type, 0, 0, c->comm, MPI_STATUS_IGNORE);
-            MPI_Send(c->send, c->count, c->type, 0, 0, c->comm);
-        }
-    }
+    pingpong(context, iterations, MPI_Send, MPI_Recv);
 }
 
 static void pack_send(zcopy_context *c, int peer)

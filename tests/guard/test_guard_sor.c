@@ -6,9 +6,11 @@
  * did not (MPIX_GUARD=off). */
 #include "mpix_test.h"
 #include "guard/guard.h"
+#include "common/error.h"
 #include "../../examples/guard_sor.h"
 
 #include <mpix/guard.h>
+#include <errno.h>
 
 static int run(sor_grid *grid, MPI_Comm comm, int rows, int cols, int iterations, enum sor_method method)
 {
@@ -64,6 +66,47 @@ int main(int argc, char **argv)
             CHECK(MPIX_Guard_complete_all() == MPI_SUCCESS, "the error is returned once");
         }
         CHECK(MPIX_Guard_complete_all() == MPI_SUCCESS, "complete_all");
+    }
+
+    /* MPIX_Guard_complete on a buffer before a system call: guarded, the kernel refuses
+     * the protected pages (EFAULT, no signal); completed, it gets the received data. */
+    if (ranks > 1 && rank < 2) {
+        enum { N = 3000 };   /* several pages */
+        int *message = malloc(N * sizeof(int));
+        for (int i = 0; i < N; i++)
+            message[i] = 7 * i + 1;
+        if (rank == 0) {
+            CHECK(MPIX_Send_guarded(message, N, MPI_INT, 1, 78, MPI_COMM_WORLD) == MPI_SUCCESS, "send");
+        } else {
+            char path[] = "/tmp/mpix-guard-complete-XXXXXX";
+            int file = mkstemp(path);
+            unlink(path);
+            memset(message, 0, N * sizeof(int));
+            CHECK(MPIX_Recv_guarded(message, N, MPI_INT, 0, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                  "receive");
+            mpix_guard_state *guard = mpix_guard_state_current();
+            if (guard && guard->active && guard->poll_ns == 0) {
+                errno = 0;
+                CHECK(write(file, message, N * sizeof(int)) < 0 && errno == EFAULT,
+                      "write(2) of a guarded buffer should fail with EFAULT (errno %d)", errno);
+            }
+            CHECK(MPIX_Guard_complete(message, 0) == MPI_SUCCESS, "zero length");
+            CHECK(MPIX_Guard_complete(message + 10, 4) == MPI_SUCCESS, "complete");
+            CHECK(write(file, message, N * sizeof(int)) == (ssize_t)(N * sizeof(int)), "write(2) after completion");
+            int *back = malloc(N * sizeof(int)), same = 1;
+            CHECK(pread(file, back, N * sizeof(int), 0) == (ssize_t)(N * sizeof(int)), "read back");
+            for (int i = 0; i < N; i++)
+                same &= back[i] == 7 * i + 1;
+            CHECK(same, "the file holds what was received");
+            int rc = MPIX_Guard_complete(message, -1);
+            CHECK(rc != MPI_SUCCESS && mpix_error_kind_of(rc) == MPIX_ERRKIND_ARGUMENT &&
+                      strstr(mpix_test_error_string(rc), "-1"),
+                  "negative length: %s", mpix_test_error_string(rc));
+            free(back);
+            close(file);
+        }
+        CHECK(MPIX_Guard_complete_all() == MPI_SUCCESS, "complete_all");
+        free(message);
     }
 
     mpix_guard_state *state = mpix_guard_state_current();

@@ -75,8 +75,8 @@ static int open_self_memory(uintptr_t page_size)
 
 /* What protecting and releasing one page costs here, to start the running estimate that
  * pages.c keeps of guard's own calls. Measured in this process (MPI's threads running,
- * so the TLB shootdowns are the ones guard will pay): several us on a paravirtualized
- * VM, about 1 us on bare metal. The median of a few pairs. */
+ * so the TLB shootdowns are the ones guard will pay): several us on the paravirtualized
+ * development VM. The median of a few pairs. */
 static double measure_protect_cost(uintptr_t page_size)
 {
     enum { PAIRS = 9 };

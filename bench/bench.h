@@ -11,6 +11,7 @@ typedef struct bench_options {
     int csv;         /* machine-readable output */
     int quick;       /* short version: fewer sizes and repetitions */
     int warmup;      /* untimed samples before the timed ones */
+    int hugepages;   /* message buffers on transparent huge pages (bench_buffer_alloc) */
     int repetitions; /* timed samples; each sample is the max over ranks */
     MPI_Comm comm;
     int rank, size;
@@ -39,6 +40,11 @@ void bench_heading(const bench_options *options, const char *subcommand, const c
 /* Rank 0 prints a remark under the table ("# text"; in CSV a comment line, which
  * bench/plot.py skips). */
 void bench_note(const bench_options *options, const char *text);
+
+/* A message buffer of @bytes: malloc'd, or on transparent huge pages with --hugepages.
+ * Free with bench_buffer_free. */
+void *bench_buffer_alloc(const bench_options *options, size_t bytes);
+void bench_buffer_free(void *buffer);
 
 /* Subcommands; each returns 0 on success. */
 int bench_common(const bench_options *options);

@@ -1,4 +1,4 @@
-/* mpix-bench [--csv] [--quick] [--reps N] [--warmup N] [SUBCOMMAND...]
+/* mpix-bench [--csv] [--quick] [--hugepages] [--reps N] [--warmup N] [SUBCOMMAND...]
  * Without a subcommand: a short (--quick) run of every subcommand. */
 #include "bench.h"
 
@@ -28,8 +28,9 @@ static void usage(int rank)
 {
     if (rank != 0)
         return;
-    printf("usage: mpirun -np N mpix-bench [--csv] [--quick] [--reps N] [--warmup N] [SUBCOMMAND...]\n"
-           "Without a subcommand, runs a --quick version of every one. Subcommands:\n");
+    printf("usage: mpirun -np N mpix-bench [--csv] [--quick] [--hugepages] [--reps N] [--warmup N] [SUBCOMMAND...]\n"
+           "Without a subcommand, runs a --quick version of every one. --hugepages puts message\n"
+           "buffers (zcopy) on transparent huge pages. Subcommands:\n");
     for (int i = 0; i < SUBCOMMAND_COUNT; i++)
         printf("  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 }
@@ -56,6 +57,8 @@ int main(int argc, char **argv)
             options.csv = 1;
         } else if (strcmp(argv[i], "--quick") == 0) {
             options.quick = 1;
+        } else if (strcmp(argv[i], "--hugepages") == 0) {
+            options.hugepages = 1;
         } else if ((strcmp(argv[i], "--reps") == 0 || strcmp(argv[i], "--warmup") == 0) && i + 1 < argc) {
             int value = atoi(argv[i + 1]);
             if (argv[i][2] == 'r')
@@ -88,8 +91,9 @@ int main(int argc, char **argv)
         char version[MPIX_MAX_LIBRARY_VERSION_STRING];
         int length;
         MPIX_Get_library_version(version, &length);
-        printf("# %s, %d ranks, %d warm-up + %d timed samples%s\n", version, options.size, options.warmup,
-               options.repetitions, options.quick ? " (quick)" : "");
+        printf("# %s, %d ranks, %d warm-up + %d timed samples%s%s\n", version, options.size, options.warmup,
+               options.repetitions, options.quick ? " (quick)" : "",
+               options.hugepages ? ", message buffers on transparent huge pages" : "");
     }
     for (int i = 0; i < chosen_count; i++)
         status |= chosen[i]->run(&options);

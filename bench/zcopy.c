@@ -137,8 +137,8 @@ static void run_case(const bench_options *options, const char *name, MPI_Datatyp
     MPI_Type_size(c.type, &size);
     MPI_Aint span = true_lb + (count - 1) * extent + true_extent;
     size_t bytes = (size_t)size * count;
-    c.send = malloc(span);
-    c.receive = malloc(span);
+    c.send = bench_buffer_alloc(options, span);
+    c.receive = bench_buffer_alloc(options, span);
     MPI_Pack_size(count, c.type, options->comm, &c.packed_bytes);
     c.packed = malloc(c.packed_bytes);
     for (MPI_Aint i = 0; i < span; i++)
@@ -156,8 +156,8 @@ static void run_case(const bench_options *options, const char *name, MPI_Datatyp
     bench_row(options, "zcopy", label, 2 * bytes, zcopy, bench_time(options, pack_pingpong, &c, iterations));
     snprintf(label, sizeof label, "%s vs single-copy limit", name);
     bench_row(options, "zcopy", label, 2 * bytes, zcopy, bench_time(options, memcpy_limit, &c, iterations));
-    free(c.send);
-    free(c.receive);
+    bench_buffer_free(c.send);
+    bench_buffer_free(c.receive);
     free(c.packed);
     free(c.offset);
     free(c.length);

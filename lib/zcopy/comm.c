@@ -65,7 +65,7 @@ static mpix_keyval zcopy_keyval = MPIX_COMM_KEYVAL_INIT(delete_zcopy_state);
 
 static int read_knobs(mpix_zcopy_comm *zc)
 {
-    long long eager_bytes = 16384, coalesce_bytes = 4096;
+    long long eager_bytes = 16384, coalesce_bytes = 4096, split_bytes = 65536;
     int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, 1, &zc->enabled);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, eager_bytes, &eager_bytes);
@@ -73,6 +73,9 @@ static int read_knobs(mpix_zcopy_comm *zc)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, coalesce_bytes, &coalesce_bytes);
     zc->eager_bytes = eager_bytes;
     zc->coalesce_bytes = (MPI_Aint)coalesce_bytes;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SPLIT_BYTES, split_bytes, &split_bytes);
+    zc->split_bytes = split_bytes;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_AUTO, &zc->method);
     zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);

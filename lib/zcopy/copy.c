@@ -1,8 +1,10 @@
-/* The receiver's single copy: from the sender's layout, in the sender's address space,
- * into its own layout. The kernel's price is per remote iovec (it pins the pages of each
- * one), so large blocks go as iovec lists, while runs of small blocks separated by small
- * gaps are read as one span into a staging buffer and scattered with memcpy
- * (docs/PERFORMANCE.md has the measurements behind the default threshold). */
+/* The single copy of a zero-copy message: from the sender's layout, in the sender's
+ * address space, into the receiver's layout. The receiver reads; for a large message the
+ * sender writes a tail part meanwhile, so two cores share the one copy. The kernel's
+ * price is per remote iovec (it pins the pages of each one), so large blocks go as iovec
+ * lists, while runs of small blocks separated by small gaps are read as one span into a
+ * staging buffer and scattered with memcpy (docs/PERFORMANCE.md has the measurements
+ * behind the default thresholds). */
 #include "zcopy.h"
 #include "mpix_config.h"
 
@@ -32,9 +34,24 @@ static void cursor_advance(cursor *c, MPI_Aint length)
 
 static MPI_Aint min3(MPI_Aint a, MPI_Aint b, MPI_Aint c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
 
-static int read_batch(pid_t pid, struct iovec *local, int nlocal, struct iovec *remote, int nremote, size_t bytes)
+/* Skips @bytes of the layout: where a part of the message starts. */
+static void cursor_skip(cursor *c, MPI_Count bytes)
 {
-    ssize_t done = process_vm_readv(pid, local, nlocal, remote, nremote, 0);
+    while (bytes > 0 && c->index < c->count) {
+        MPI_Aint length = cursor_left(c) < bytes ? cursor_left(c) : bytes;
+        cursor_advance(c, length);
+        bytes -= length;
+    }
+}
+
+/* process_vm_readv or process_vm_writev: one signature, the direction of the copy. */
+typedef ssize_t (*cross_copy_fn)(pid_t, const struct iovec *, unsigned long, const struct iovec *, unsigned long,
+                                 unsigned long);
+
+static int copy_batch(cross_copy_fn copy, pid_t pid, struct iovec *local, int nlocal, struct iovec *remote,
+                      int nremote, size_t bytes)
+{
+    ssize_t done = copy(pid, local, nlocal, remote, nremote, 0);
     if (done < 0)
         return errno;
     return (size_t)done == bytes ? 0 : EFAULT;
@@ -54,7 +71,14 @@ static void iov_add(struct iovec *iov, int *n, char *address, size_t length)
         iov[(*n)++] = (struct iovec){ address, length };
 }
 
-static int pull_direct(pid_t pid, char *remote_base, cursor *remote, char *local_base, cursor *local, MPI_Count bytes)
+static int read_batch(pid_t pid, struct iovec *local, int nlocal, struct iovec *remote, int nremote, size_t bytes)
+{
+    return copy_batch(process_vm_readv, pid, local, nlocal, remote, nremote, bytes);
+}
+
+/* One iovec per block on each side (merged where they touch), in batches of IOV_BATCH. */
+static int copy_direct(cross_copy_fn copy, pid_t pid, char *remote_base, cursor *remote, char *local_base,
+                       cursor *local, MPI_Count bytes)
 {
     struct iovec remote_iov[IOV_BATCH], local_iov[IOV_BATCH];
     int nremote = 0, nlocal = 0, rc;
@@ -64,7 +88,7 @@ static int pull_direct(pid_t pid, char *remote_base, cursor *remote, char *local
         char *from = remote_base + cursor_offset(remote), *to = local_base + cursor_offset(local);
         if ((nremote == IOV_BATCH && !continues(remote_iov, nremote, from)) ||
             (nlocal == IOV_BATCH && !continues(local_iov, nlocal, to))) {
-            if ((rc = read_batch(pid, local_iov, nlocal, remote_iov, nremote, batch)) != 0)
+            if ((rc = copy_batch(copy, pid, local_iov, nlocal, remote_iov, nremote, batch)) != 0)
                 return rc;
             nremote = nlocal = 0;
             batch = 0;
@@ -76,7 +100,7 @@ static int pull_direct(pid_t pid, char *remote_base, cursor *remote, char *local
         cursor_advance(remote, length);
         cursor_advance(local, length);
     }
-    return batch > 0 ? read_batch(pid, local_iov, nlocal, remote_iov, nremote, batch) : 0;
+    return batch > 0 ? copy_batch(copy, pid, local_iov, nlocal, remote_iov, nremote, batch) : 0;
 }
 
 typedef struct span_piece {
@@ -130,6 +154,10 @@ static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local
  * the MPICH ones to the vector table of ../shared/MEASUREMENTS.md. They only rank the
  * paths roughly: the sender's per-layout trial (send.c) has the last word. */
 static const double IOV_NS = 100.0, CMA_BYTES_PER_NS = 17.0, MEMCPY_BYTES_PER_NS = 10.0, PIECE_NS = 6.0;
+/* From the receiver's request until the sender copies: the sender noticing, finding the
+ * receiver's layout; the receiver copies meanwhile. Measured 3-4 us (mpix-bench zcopy
+ * with per-part timers on the development VM). */
+static const double HANDOVER_NS = 3000.0;
 #if MPIX_MPI_IS_MPICH
 static const double MPI_BYTES_PER_NS = 9.0, MPI_BLOCK_NS = 6.0, MPI_SMALL_BLOCK_BYTES_PER_NS = 5.0;
 #else
@@ -168,11 +196,13 @@ const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_li
 }
 
 int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_layout *remote,
-                    char *local_base, const mpix_layout *local, MPI_Count bytes)
+                    char *local_base, const mpix_layout *local, MPI_Count first, MPI_Count bytes)
 {
     cursor from = { remote->blocks, remote->nblocks, 0, 0 }, to = { local->blocks, local->nblocks, 0, 0 };
     if (bytes == 0)
         return 0;
+    cursor_skip(&from, first);
+    cursor_skip(&to, first);
     int staged = zc->method == MPIX_ZCOPY_METHOD_STAGED;
     if (zc->method == MPIX_ZCOPY_METHOD_AUTO) {
         const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
@@ -180,9 +210,43 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
     }
     if (!staged) {
         zc->stats.pulled_direct++;
-        return pull_direct(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
+        return copy_direct(process_vm_readv, pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
     }
     zc->stats.pulled_staged++;
     return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
                        (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
+}
+
+int mpix_zcopy_push(pid_t pid, uint64_t remote_base, const mpix_layout *remote, const char *local_base,
+                    const mpix_layout *local, MPI_Count first, MPI_Count bytes)
+{
+    cursor to = { remote->blocks, remote->nblocks, 0, 0 }, from = { local->blocks, local->nblocks, 0, 0 };
+    if (bytes == 0)
+        return 0;
+    cursor_skip(&to, first);
+    cursor_skip(&from, first);
+    return copy_direct(process_vm_writev, pid, (char *)(uintptr_t)remote_base, &to, (char *)local_base, &from, bytes);
+}
+
+MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout *local, MPI_Count bytes)
+{
+    /* Neither part smaller than a quarter of the threshold: below it the hand-over (two
+     * small writes, the sender noticing, a read of its answer) costs more than the part
+     * saves. A tiny threshold (tests) splits every zero-copy message. */
+    MPI_Count min_part = zc->split_bytes / 4;
+    if (zc->split_bytes <= 0 || bytes < zc->split_bytes || bytes < 2)
+        return bytes;
+    /* Per byte, the receiver pays its read of the sender's blocks (direct or staged, as
+     * mpix_zcopy_pull will choose) and the sender its write into the receiver's blocks
+     * (direct only: a span written across the receiver's gaps would clobber them). */
+    const mpix_zcopy_costs *read = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
+    double read_ns = zc->method == MPIX_ZCOPY_METHOD_STAGED ? read->staged
+                     : zc->method == MPIX_ZCOPY_METHOD_DIRECT ? read->direct
+                     : (read->staged < read->direct ? read->staged : read->direct);
+    double receiver_per_byte = read_ns / (double)remote->bytes;
+    double sender_per_byte = mpix_zcopy_costs_of(local, zc->coalesce_bytes)->direct / (double)local->bytes;
+    /* Both parts end together: split * receiver = handover + (bytes - split) * sender. */
+    MPI_Count split = (MPI_Count)((HANDOVER_NS + bytes * sender_per_byte) / (receiver_per_byte + sender_per_byte));
+    split = split < 1 ? 1 : split > bytes - 1 ? bytes - 1 : split;
+    return split < min_part || bytes - split < min_part ? bytes : split;
 }

@@ -82,7 +82,7 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_NODE_RANKS, 0, &node_ranks);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->refuse_attach);
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->attach);
     process->node_key = node_key(node_ranks);
     if (rc == MPI_SUCCESS && ptracer)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);

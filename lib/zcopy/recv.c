@@ -6,9 +6,12 @@
 #include "common/error.h"
 #include "common/verbose.h"
 
-#include <stdlib.h>
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { STACK_WIRE = 4096 };
 
@@ -24,7 +27,7 @@ static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zco
         return;
     mpix_zcopy_directory_entry mine = { process->pid, 1 };
     /* MPIX_ZCOPY_ATTACH=refuse answers as a kernel that forbids the attach would. */
-    int error = process->refuse_attach ? EPERM
+    int error = process->attach == MPIX_ZCOPY_ATTACH_REFUSE ? EPERM
                                        : mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
     int access = error ? MPIX_ZCOPY_ACCESS_REFUSED : MPIX_ZCOPY_ACCESS_OK;
     if (zc->verbose && process->access[world] != access)
@@ -44,55 +47,68 @@ static void scatter(const char *from, MPI_Count bytes, char *buf, const mpix_lay
     }
 }
 
-/* The sender's layout: inline in the header, known by its global id, remembered from an
- * earlier message, or read from the sender's memory (and then remembered). */
-static int sender_layout(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header, mpix_layout *inline_layout,
-                         mpix_layout **layout)
+/* The sender's answer to a help request, read from its memory: it writes into this
+ * process, and a process that may be read may still refuse to be written. Polled after
+ * this process's own part, which the split sized to take as long as the sender's. */
+static int32_t wait_for_sender(pid_t pid, uint64_t help_address)
 {
-    if (header->nblocks <= MPIX_ZCOPY_INLINE_BLOCKS) {
-        *inline_layout = (mpix_layout){ .blocks = (mpix_block *)header->inline_blocks, .nblocks = header->nblocks,
-                                        .capacity = header->nblocks, .bytes = header->bytes, .costed_gap_limit = -1 };
-        *layout = inline_layout;
-        return MPI_SUCCESS;
+    uint64_t finished_address = help_address + offsetof(mpix_zcopy_help, finished);
+    int32_t finished = MPIX_ZCOPY_PENDING;
+    for (unsigned long poll = 0; finished == MPIX_ZCOPY_PENDING; poll++) {
+        if (mpix_zcopy_read_remote(pid, finished_address, &finished, sizeof finished) != 0)
+            return MPIX_ZCOPY_ABANDONED;
+        if (finished != MPIX_ZCOPY_PENDING)
+            break;
+        if (poll < 20000)
+            sched_yield();
+        else
+            nanosleep(&(struct timespec){ 0, 20000 }, NULL);
     }
-    if (header->global_id && (*layout = mpix_zcopy_global_find(zc, header->global_id, (int)header->count))) {
-        zc->stats.layouts_global++;
-        return MPI_SUCCESS;
-    }
-    if (header->layout_id && (*layout = mpix_zcopy_received_find(zc, source, header->layout_id)))
-        return MPI_SUCCESS;
-    mpix_layout read = { .blocks = malloc(header->nblocks * sizeof(mpix_block)), .nblocks = header->nblocks,
-                         .capacity = header->nblocks, .bytes = header->bytes, .costed_gap_limit = -1 };
-    if (!read.blocks)
-        return MPI_ERR_NO_MEM;
-    int error = mpix_zcopy_read_remote(header->pid, header->layout_address, read.blocks,
-                                       header->nblocks * sizeof(mpix_block));
-    zc->stats.layouts_read++;
-    if (error) {
-        mpix_layout_free(&read);
-        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading the layout of rank %d failed: %s", source,
-                          strerror(error));
-    }
-    if (header->layout_id && (*layout = mpix_zcopy_received_add(zc, source, header->layout_id, &read)))
-        return MPI_SUCCESS;
-    /* Not memoizable (a predefined type's layout, or no memory): use it once. */
-    *inline_layout = read;
-    *layout = inline_layout;
-    return MPI_SUCCESS;
+    /* Acquire: the sender's bytes in this process's buffer are read after its DONE. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return finished;
+}
+
+/* Asks the sender to copy type-map bytes [split, ...) itself: the record first, then the
+ * state that makes the sender read it. 0 or an errno (then nobody helps). */
+static int ask_for_help(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, void *buf, int count, const mpix_layout_view *local,
+                        MPI_Count split, MPI_Comm comm)
+{
+    mpix_zcopy_help help = { .pid = zc->process->pid, .finished = MPIX_ZCOPY_PENDING, .split = split };
+    int32_t state = MPIX_ZCOPY_HELP;
+    mpix_zcopy_layout_ref_set(&help.data, buf, count, local, comm);
+    int error = mpix_zcopy_write_remote(header->pid, header->help_address, &help, sizeof help);
+    /* The kernel's stores of the record are this CPU's: order them before the state's. */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return error ? error : mpix_zcopy_write_remote(header->pid, header->done_address, &state, sizeof state);
 }
 
 static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
-                       int source, const mpix_zcopy_header *header)
+                       int source, const mpix_zcopy_header *header, MPI_Comm comm)
 {
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     int rc = MPI_ERR_TRUNCATE;
     if (header->bytes <= capacity) {
-        mpix_layout inline_layout = { 0 };
+        mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
         mpix_layout_view local;
-        rc = sender_layout(zc, source, header, &inline_layout, &remote);
+        rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote);
         if (rc == MPI_SUCCESS && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
-            int error = mpix_zcopy_pull(zc, header->pid, header->base, remote, buf, local.layout, header->bytes);
+            MPI_Count bytes = header->bytes, split = bytes;
+            if (header->help_address) {
+                split = mpix_zcopy_split(zc, remote, local.layout, bytes);
+                if (split < bytes && ask_for_help(zc, header, buf, count, &local, split, comm) != 0)
+                    split = bytes;
+            }
+            int error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
+            if (split < bytes) {
+                /* The sender writes into buf until it answers, whatever happened here. */
+                if (wait_for_sender(header->pid, header->help_address) == MPIX_ZCOPY_DONE)
+                    zc->stats.pulled_shared++;
+                else if (!error)
+                    error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
+                                            bytes - split);
+            }
             if (error)
                 rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
                                 (long long)header->bytes, source, strerror(error));
@@ -100,8 +116,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
                 outcome = MPIX_ZCOPY_DONE;
             mpix_layout_view_release(&local);
         }
-        if (remote == &inline_layout && inline_layout.blocks != header->inline_blocks)
-            mpix_layout_free(&inline_layout);
+        mpix_zcopy_peer_layout_release(&scratch, &header->data);
     }
     /* The sender waits for this word whatever happened here. */
     mpix_zcopy_write_remote(header->pid, header->done_address, &outcome, sizeof outcome);
@@ -154,7 +169,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
             rc = MPI_Recv(buf, count, datatype, matched.MPI_SOURCE, matched.MPI_TAG, comm, MPI_STATUS_IGNORE);
             break;
         case MPIX_ZCOPY_RTS:
-            rc = receive_rts(zc, buf, count, datatype, capacity, matched.MPI_SOURCE, &header);
+            rc = receive_rts(zc, buf, count, datatype, capacity, matched.MPI_SOURCE, &header, comm);
             break;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",

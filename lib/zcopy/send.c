@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/relax.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,52 @@
 
 enum { STACK_EAGER = 4096 };
 
+/* The receiver's request: copy type-map bytes [split, bytes) of @buf into its layout,
+ * then say so in the help record, where the receiver reads it. A failed write (a kernel
+ * that lets the receiver attach to this process but not the other way) hands the part
+ * back to the receiver, and this peer gets no more offers. */
+static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const mpix_layout *mine,
+                          mpix_zcopy_help *help, MPI_Count bytes)
+{
+    mpix_layout scratch, *theirs;
+    int32_t outcome = MPIX_ZCOPY_ABANDONED;
+    if (mpix_zcopy_peer_layout(zc, dest, help->pid, &help->data, &scratch, &theirs) == MPI_SUCCESS) {
+        int error = zc->process->attach == MPIX_ZCOPY_ATTACH_REFUSE_PUSH
+                        ? EPERM
+                        : mpix_zcopy_push(help->pid, help->data.base, theirs, buf, mine, help->split,
+                                          bytes - help->split);
+        mpix_zcopy_peer_layout_release(&scratch, &help->data);
+        if (!error) {
+            outcome = MPIX_ZCOPY_DONE;
+            zc->stats.pushed++;
+        } else {
+            zc->stats.push_refused++;
+            if (zc->world_rank[dest] != MPI_UNDEFINED)
+                zc->process->access[zc->world_rank[dest]] = MPIX_ZCOPY_ACCESS_REFUSED;
+        }
+    }
+    /* Release: the receiver that reads DONE then reads the bytes this process wrote. */
+    __atomic_store_n(&help->finished, outcome, __ATOMIC_RELEASE);
+}
+
 /* The receiver writes the word through process_vm_writev, which wakes no futex, so the
  * sender polls: a short spin, then yields (the receiver may need this core), then naps,
- * driving MPI progress now and then for the program's other requests. */
-static void wait_for_receiver(const int32_t *done, MPI_Comm comm)
+ * driving MPI progress now and then for the program's other requests. A receiver that
+ * asks for help gets it first. */
+static void wait_for_receiver(mpix_zcopy_comm *zc, const int32_t *done, mpix_zcopy_help *help, int dest,
+                              const void *buf, const mpix_layout *layout, MPI_Count bytes, MPI_Comm comm)
 {
-    for (unsigned long poll = 0; __atomic_load_n(done, __ATOMIC_ACQUIRE) == MPIX_ZCOPY_PENDING; poll++) {
+    int32_t state;
+    int helped = 0;
+    for (unsigned long poll = 0; (state = __atomic_load_n(done, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING ||
+                                 state == MPIX_ZCOPY_HELP;
+         poll++) {
+        if (state == MPIX_ZCOPY_HELP && !helped) {
+            help_receiver(zc, dest, buf, layout, help, bytes);
+            helped = 1;
+            poll = 0;
+            continue;
+        }
         if (poll < 64) {
             mpix_cpu_relax();
             continue;
@@ -64,23 +105,21 @@ static int send_mpi(const void *buf, int count, MPI_Datatype datatype, mpix_zcop
     return rc != MPI_SUCCESS ? rc : MPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
-static int send_rts(const void *buf, int count, const mpix_layout_view *view, mpix_zcopy_header *header, int dest,
-                    int tag, MPI_Comm comm)
+static int send_rts(mpix_zcopy_comm *zc, const void *buf, int count, const mpix_layout_view *view,
+                    mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
 {
     int32_t done = MPIX_ZCOPY_PENDING;
+    mpix_zcopy_help help = { .finished = MPIX_ZCOPY_PENDING };
+    int world = zc->world_rank[dest];
     header->kind = MPIX_ZCOPY_RTS;
-    header->base = (uintptr_t)buf;
-    header->layout_address = (uintptr_t)view->layout->blocks;
-    header->nblocks = view->layout->nblocks;
-    header->count = count;
-    header->layout_id = view->id;
-    header->global_id = view->global_comm == comm ? view->global_id : 0;
     header->done_address = (uintptr_t)&done;
-    if (view->layout->nblocks <= MPIX_ZCOPY_INLINE_BLOCKS)
-        memcpy(header->inline_blocks, view->layout->blocks, view->layout->nblocks * sizeof(mpix_block));
+    if (zc->split_bytes > 0 && header->bytes >= zc->split_bytes && world != MPI_UNDEFINED &&
+        zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED)
+        header->help_address = (uintptr_t)&help;
+    mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
     int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
     if (rc == MPI_SUCCESS)
-        wait_for_receiver(&done, comm);
+        wait_for_receiver(zc, &done, &help, dest, buf, view->layout, header->bytes, comm);
     return rc;
 }
 
@@ -169,7 +208,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         if (kind == MPIX_ZCOPY_MPI)
             rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
         else
-            rc = send_rts(buf, count, &view, &header, dest, tag, comm);
+            rc = send_rts(zc, buf, count, &view, &header, dest, tag, comm);
         record_trial(view.layout, kind, MPI_Wtime() - start);
     }
     mpix_layout_view_release(&view);

@@ -77,6 +77,12 @@ typedef struct mpix_zcopy_directory_entry {
 
 enum { MPIX_ZCOPY_ACCESS_UNKNOWN = 0, MPIX_ZCOPY_ACCESS_OK = 1, MPIX_ZCOPY_ACCESS_REFUSED = 2 };
 
+/* Keyword order of MPIX_ZCOPY_ATTACH: attach as the kernel allows; answer every probe no,
+ * as a kernel that forbids cross-memory attach would; answer probes but fail every write
+ * of a sender's part, as a kernel that lets peers read this process but not it write
+ * into them would. The last two exist so that tests reach the fallbacks. */
+enum { MPIX_ZCOPY_ATTACH_PROBE, MPIX_ZCOPY_ATTACH_REFUSE, MPIX_ZCOPY_ATTACH_REFUSE_PUSH };
+
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
     pid_t pid;
@@ -85,7 +91,7 @@ typedef struct mpix_zcopy_process {
     unsigned char *access;                   /* by world rank: can I attach to them */
     uint64_t next_layout_id;
     uint64_t next_global_id;                 /* agreed upwards by MPIX_Type_commit_comm */
-    int refuse_attach;                       /* MPIX_ZCOPY_ATTACH=refuse: answer every probe no */
+    int attach;                              /* MPIX_ZCOPY_ATTACH, MPIX_ZCOPY_ATTACH_* */
 } mpix_zcopy_process;
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);
@@ -105,6 +111,9 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
     unsigned long sent_slower;        /* of sent[MPI]: the trial found zero-copy slower */
     unsigned long pulled_direct, pulled_staged;
+    unsigned long pulled_shared;      /* receives whose sender copied a part */
+    unsigned long pushed;             /* sends that copied a part for the receiver */
+    unsigned long push_refused;       /* sends whose part the kernel refused: the receiver copied it */
     unsigned long layouts_read;       /* sender layouts read from its memory */
     unsigned long layouts_global;     /* sender layouts known by a collective id */
 } mpix_zcopy_stats;
@@ -114,6 +123,7 @@ typedef struct mpix_zcopy_comm {
     int verbose;
     MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
     MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
+    MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
     int method;                  /* MPIX_ZCOPY_METHOD */
     int peers;                   /* size of the (remote) group */
     int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
@@ -140,9 +150,22 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 
 enum { MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
-enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2 };
+/* States of a sender's completion word; HELP: the receiver filled the sender's help
+ * record and asks it to copy the tail of the message while it copies the head. */
+enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3 };
 #define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
 #define MPIX_ZCOPY_INLINE_BLOCKS 4
+
+/* Where a process's side of a message lies, for the peer that copies into or out of it:
+ * its buffer, and its layout by the cheapest name the peer may know it under. */
+typedef struct mpix_zcopy_layout_ref {
+    uint64_t base;                /* the buffer */
+    uint64_t layout_address;      /* the blocks, nblocks of them, in the owner's memory */
+    int64_t nblocks, count;       /* count: of the owner's datatype */
+    int64_t bytes;                /* bytes the layout holds */
+    uint64_t layout_id, global_id;
+    mpix_block inline_blocks[MPIX_ZCOPY_INLINE_BLOCKS];
+} mpix_zcopy_layout_ref;
 
 typedef struct mpix_zcopy_header {
     uint32_t magic, kind;
@@ -151,21 +174,51 @@ typedef struct mpix_zcopy_header {
     int32_t pid;
     uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
     /* MPIX_ZCOPY_RTS only */
-    uint64_t base;                /* sender's buffer */
-    uint64_t layout_address;      /* sender's blocks, nblocks of them */
-    int64_t nblocks, count;       /* count: of the sender's datatype */
-    uint64_t layout_id, global_id;
     uint64_t done_address;        /* sender's completion word */
-    mpix_block inline_blocks[MPIX_ZCOPY_INLINE_BLOCKS];
+    uint64_t help_address;        /* sender's help record; 0: the sender will not help */
+    mpix_zcopy_layout_ref data;   /* the sender's */
 } mpix_zcopy_header;
+
+/* The receiver's request that the sender copy type-map bytes [split, bytes) into the
+ * receiver's layout itself, with process_vm_writev, while the receiver reads [0, split):
+ * two cores each copy a part of the one copy (send.c, recv.c). Lives on the sender's
+ * stack; the receiver writes all but @finished, the sender only @finished. */
+typedef struct mpix_zcopy_help {
+    int32_t pid;                  /* the receiver */
+    volatile int32_t finished;    /* PENDING, then DONE, or ABANDONED: the receiver copies it */
+    int64_t split;
+    mpix_zcopy_layout_ref data;   /* the receiver's */
+} mpix_zcopy_help;
+
+/* A peer's layout named by @ref: inline, agreed by a global id, remembered under
+ * (@peer, id), or read from process @pid (and then remembered). When it is used once
+ * only it lands in @scratch; mpix_zcopy_peer_layout_release frees that. */
+int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
+                           mpix_layout *scratch, mpix_layout **layout);
+void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layout_ref *ref);
+
+/* Fills @ref for this process's @view of @buf. */
+void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int count, const mpix_layout_view *view,
+                               MPI_Comm comm);
 
 /* ---- cross-memory copy (copy.c) ----------------------------------------------------- */
 
-/* Copy @bytes from the sender's layout (at @remote_base in process @pid) into this
- * process's layout (at @local_base): kernel iovecs for large blocks, coalesced spans
- * staged in @zc's scratch for small ones. errno-style result: 0 or an errno. */
+/* Copy type-map bytes [@first, @first + @bytes) from the sender's layout (at
+ * @remote_base in process @pid) into this process's layout (at @local_base): kernel
+ * iovecs for large blocks, coalesced spans staged in @zc's scratch for small ones.
+ * errno-style result: 0 or an errno. */
 int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_layout *remote,
-                    char *local_base, const mpix_layout *local, MPI_Count bytes);
+                    char *local_base, const mpix_layout *local, MPI_Count first, MPI_Count bytes);
+
+/* The sender's part: type-map bytes [@first, @first + @bytes) of this process's layout
+ * written into the receiver's (at @remote_base in process @pid), one iovec per block. */
+int mpix_zcopy_push(pid_t pid, uint64_t remote_base, const mpix_layout *remote, const char *local_base,
+                    const mpix_layout *local, MPI_Count first, MPI_Count bytes);
+
+/* Where to split a message of @bytes between the receiver (reading @remote, the sender's
+ * layout, into @local) and the sender (writing into @local), so both parts take as
+ * long; @bytes when the sender's part would be too small to pay for the hand-over. */
+MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout *local, MPI_Count bytes);
 
 /* The costs of @layout with spans bridging gaps up to @gap_limit: O(blocks) the first
  * time, then remembered on the layout. */

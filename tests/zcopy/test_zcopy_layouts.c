@@ -216,6 +216,16 @@ int main(int argc, char **argv)
         else if (expect && !strcmp(expect, "direct"))
             CHECK(s->pulled_staged == 0 && s->pulled_direct > 0, "staged %lu, direct %lu", s->pulled_staged,
                   s->pulled_direct);
+        else if (expect && !strcmp(expect, "split"))
+            CHECK(s->pulled_shared > 0 && s->pushed > 0 && s->push_refused == 0,
+                  "receives with the sender's part %lu, parts written for receivers %lu, refused %lu",
+                  s->pulled_shared, s->pushed, s->push_refused);
+        else if (expect && !strcmp(expect, "split_refused"))
+            /* The first offer to each peer is taken and refused; no more offers follow. */
+            CHECK(rts > 0 && s->pulled_shared == 0 && s->pushed == 0 && s->push_refused > 0 &&
+                      s->push_refused <= (unsigned long)size,
+                  "zero-copy %lu, receives with the sender's part %lu, parts written %lu, refused %lu", rts,
+                  s->pulled_shared, s->pushed, s->push_refused);
         else if (expect && !strcmp(expect, "staged"))
             CHECK(s->pulled_staged > 0 && s->pulled_direct == 0, "staged %lu, direct %lu", s->pulled_staged,
                   s->pulled_direct);

@@ -1,0 +1,24 @@
+/* Message buffers for the benchmarks: malloc'd as a program would, or (--hugepages)
+ * 2 MiB-aligned and advised to transparent huge pages, as on systems that run with THP
+ * "always" or programs that ask for it. Kernel copies (zcopy) pin pages one by one, so
+ * the page size changes their cost more than it changes a memcpy's. */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum { HUGE_PAGE = 2 << 20 };
+
+void *bench_buffer_alloc(const bench_options *options, size_t bytes)
+{
+    if (!options->hugepages)
+        return malloc(bytes);
+    size_t rounded = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *buffer = aligned_alloc(HUGE_PAGE, rounded);
+    if (buffer)
+        madvise(buffer, rounded, MADV_HUGEPAGE);
+    return buffer;
+}
+
+void bench_buffer_free(void *buffer) { free(buffer); }

@@ -53,6 +53,7 @@ static uint32_t node_key(long long node_ranks)
 static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
+    mpix_zcopy_mailbox_destroy(process);
     munmap(process->directory, process->world_size * sizeof *process->directory);
     free(process->access);
     free(process);
@@ -65,6 +66,7 @@ static int process_create(void **state)
         return MPI_ERR_NO_MEM;
     MPI_Comm_size(MPI_COMM_WORLD, &process->world_size);
     process->pid = getpid();
+    process->mailbox_fd = -1;
     /* Mapped, not malloc'd: a peer's late write after MPI_Finalize unmapped it fails
      * with EFAULT instead of landing in reused heap. */
     size_t bytes = process->world_size * sizeof *process->directory;
@@ -84,6 +86,9 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->attach);
     process->node_key = node_key(node_ranks);
+    /* Without a mailbox (no memfd) this process sends everything through MPI. */
+    if (rc == MPI_SUCCESS)
+        mpix_zcopy_mailbox_create(process);
     if (rc == MPI_SUCCESS && ptracer)
         prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     if (rc != MPI_SUCCESS) {

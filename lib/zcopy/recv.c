@@ -4,6 +4,7 @@
 #include "zcopy.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/relax.h"
 #include "common/verbose.h"
 
 #include <errno.h>
@@ -17,7 +18,7 @@ enum { STACK_WIRE = 4096 };
 
 /* A sender that does not yet know whether this process can attach to it asks; on the
  * same node the answer is a write into its directory, which succeeds exactly when this
- * process may read it too. */
+ * process may read it too. Its mailbox is mapped first: zero-copy messages end there. */
 static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
 {
     mpix_zcopy_process *process = zc->process;
@@ -27,8 +28,9 @@ static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zco
         return;
     mpix_zcopy_directory_entry mine = { process->pid, 1 };
     /* MPIX_ZCOPY_ATTACH=refuse answers as a kernel that forbids the attach would. */
-    int error = process->attach == MPIX_ZCOPY_ATTACH_REFUSE ? EPERM
-                                       : mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
+    int error = process->attach == MPIX_ZCOPY_ATTACH_REFUSE                               ? EPERM
+                : !mpix_zcopy_peer_mailbox(process, header->pid, header->mailbox_fd) ? EACCES
+                : mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
     int access = error ? MPIX_ZCOPY_ACCESS_REFUSED : MPIX_ZCOPY_ACCESS_OK;
     if (zc->verbose && process->access[world] != access)
         mpix_verbose_print("zcopy", "messages from rank %d (pid %d): %s", source, (int)header->pid,
@@ -47,40 +49,51 @@ static void scatter(const char *from, MPI_Count bytes, char *buf, const mpix_lay
     }
 }
 
-/* The sender's answer to a help request, read from its memory: it writes into this
- * process, and a process that may be read may still refuse to be written. Polled after
- * this process's own part, which the split sized to take as long as the sender's. */
-static int32_t wait_for_sender(pid_t pid, uint64_t help_address)
+/* The sender's answer to a help request, polled after this process's own part, which
+ * the split sized to take as long as the sender's. */
+static int32_t wait_for_sender(const mpix_zcopy_slot *slot)
 {
-    uint64_t finished_address = help_address + offsetof(mpix_zcopy_help, finished);
-    int32_t finished = MPIX_ZCOPY_PENDING;
-    for (unsigned long poll = 0; finished == MPIX_ZCOPY_PENDING; poll++) {
-        if (mpix_zcopy_read_remote(pid, finished_address, &finished, sizeof finished) != 0)
-            return MPIX_ZCOPY_ABANDONED;
-        if (finished != MPIX_ZCOPY_PENDING)
-            break;
-        if (poll < 20000)
+    int32_t finished;
+    for (unsigned long poll = 0; (finished = __atomic_load_n(&slot->finished, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING;
+         poll++) {
+        if (poll < 64)
+            mpix_cpu_relax();
+        else if (poll < 20000)
             sched_yield();
         else
             nanosleep(&(struct timespec){ 0, 20000 }, NULL);
     }
-    /* Acquire: the sender's bytes in this process's buffer are read after its DONE. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return finished;
 }
 
-/* Asks the sender to copy type-map bytes [split, ...) itself: the record first, then the
- * state that makes the sender read it. 0 or an errno (then nobody helps). */
-static int ask_for_help(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, void *buf, int count, const mpix_layout_view *local,
-                        MPI_Count split, MPI_Comm comm)
+/* Asks the sender to copy type-map bytes [split, ...) itself: the request first, then
+ * the state that makes the sender read it. */
+static void ask_for_help(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, void *buf, int count,
+                         const mpix_layout_view *local, MPI_Count split, MPI_Comm comm)
 {
-    mpix_zcopy_help help = { .pid = zc->process->pid, .finished = MPIX_ZCOPY_PENDING, .split = split };
-    int32_t state = MPIX_ZCOPY_HELP;
-    mpix_zcopy_layout_ref_set(&help.data, buf, count, local, comm);
-    int error = mpix_zcopy_write_remote(header->pid, header->help_address, &help, sizeof help);
-    /* The kernel's stores of the record are this CPU's: order them before the state's. */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    return error ? error : mpix_zcopy_write_remote(header->pid, header->done_address, &state, sizeof state);
+    slot->receiver_pid = zc->process->pid;
+    slot->split = split;
+    mpix_zcopy_layout_ref_set(&slot->receiver, buf, count, local, comm);
+    __atomic_store_n(&slot->state, MPIX_ZCOPY_HELP, __ATOMIC_RELEASE);
+}
+
+/* Ends the message for the sender, which waits for this whatever happened here. */
+static void end_message(mpix_zcopy_slot *slot, const mpix_zcopy_header *header, int32_t outcome)
+{
+    if (slot)
+        __atomic_store_n(&slot->state, outcome, __ATOMIC_RELEASE);
+    else /* the mailbox could not be mapped (it was, when this sender was answered) */
+        mpix_zcopy_write_remote(header->pid,
+                                header->mailbox_address + header->slot * sizeof(mpix_zcopy_slot) +
+                                    offsetof(mpix_zcopy_slot, state),
+                                &outcome, sizeof outcome);
+}
+
+/* The message's slot in the sender's mailbox; NULL if it cannot be mapped. */
+static mpix_zcopy_slot *peer_slot(mpix_zcopy_comm *zc, const mpix_zcopy_header *header)
+{
+    mpix_zcopy_slot *mailbox = mpix_zcopy_peer_mailbox(zc->process, header->pid, header->mailbox_fd);
+    return mailbox && header->slot >= 0 && header->slot < MPIX_ZCOPY_SLOTS ? &mailbox[header->slot] : NULL;
 }
 
 static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
@@ -88,22 +101,23 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
 {
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     int rc = MPI_ERR_TRUNCATE;
-    if (header->bytes <= capacity) {
+    mpix_zcopy_slot *slot = peer_slot(zc, header);
+    if (!slot)
+        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
+                        source, (int)header->pid, (int)header->mailbox_fd);
+    else if (header->bytes <= capacity) {
         mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
         mpix_layout_view local;
         rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote);
         if (rc == MPI_SUCCESS && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
             MPI_Count bytes = header->bytes, split = bytes;
-            if (header->help_address) {
-                split = mpix_zcopy_split(zc, remote, local.layout, bytes);
-                if (split < bytes && ask_for_help(zc, header, buf, count, &local, split, comm) != 0)
-                    split = bytes;
-            }
+            if (header->help_offered && (split = mpix_zcopy_split(zc, remote, local.layout, bytes)) < bytes)
+                ask_for_help(zc, slot, buf, count, &local, split, comm);
             int error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
             if (split < bytes) {
                 /* The sender writes into buf until it answers, whatever happened here. */
-                if (wait_for_sender(header->pid, header->help_address) == MPIX_ZCOPY_DONE)
+                if (wait_for_sender(slot) == MPIX_ZCOPY_DONE)
                     zc->stats.pulled_shared++;
                 else if (!error)
                     error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
@@ -118,8 +132,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         }
         mpix_zcopy_peer_layout_release(&scratch, &header->data);
     }
-    /* The sender waits for this word whatever happened here. */
-    mpix_zcopy_write_remote(header->pid, header->done_address, &outcome, sizeof outcome);
+    end_message(slot, header, outcome);
     return rc;
 }
 
@@ -167,6 +180,8 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         }
         case MPIX_ZCOPY_MPI:
             rc = MPI_Recv(buf, count, datatype, matched.MPI_SOURCE, matched.MPI_TAG, comm, MPI_STATUS_IGNORE);
+            if (header.slot >= 0) /* a timed trial send: it waits until the data is in place */
+                end_message(peer_slot(zc, &header), &header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
             break;
         case MPIX_ZCOPY_RTS:
             rc = receive_rts(zc, buf, count, datatype, capacity, matched.MPI_SOURCE, &header, comm);

@@ -15,20 +15,21 @@
 enum { STACK_EAGER = 4096 };
 
 /* The receiver's request: copy type-map bytes [split, bytes) of @buf into its layout,
- * then say so in the help record, where the receiver reads it. A failed write (a kernel
+ * then say so in the slot, where the receiver waits for it. A failed write (a kernel
  * that lets the receiver attach to this process but not the other way) hands the part
  * back to the receiver, and this peer gets no more offers. */
 static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const mpix_layout *mine,
-                          mpix_zcopy_help *help, MPI_Count bytes)
+                          mpix_zcopy_slot *slot, MPI_Count bytes)
 {
     mpix_layout scratch, *theirs;
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
-    if (mpix_zcopy_peer_layout(zc, dest, help->pid, &help->data, &scratch, &theirs) == MPI_SUCCESS) {
+    pid_t pid = slot->receiver_pid;
+    if (mpix_zcopy_peer_layout(zc, dest, pid, &slot->receiver, &scratch, &theirs) == MPI_SUCCESS) {
         int error = zc->process->attach == MPIX_ZCOPY_ATTACH_REFUSE_PUSH
                         ? EPERM
-                        : mpix_zcopy_push(help->pid, help->data.base, theirs, buf, mine, help->split,
-                                          bytes - help->split);
-        mpix_zcopy_peer_layout_release(&scratch, &help->data);
+                        : mpix_zcopy_push(pid, slot->receiver.base, theirs, buf, mine, slot->split,
+                                          bytes - slot->split);
+        mpix_zcopy_peer_layout_release(&scratch, &slot->receiver);
         if (!error) {
             outcome = MPIX_ZCOPY_DONE;
             zc->stats.pushed++;
@@ -39,23 +40,22 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
         }
     }
     /* Release: the receiver that reads DONE then reads the bytes this process wrote. */
-    __atomic_store_n(&help->finished, outcome, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot->finished, outcome, __ATOMIC_RELEASE);
 }
 
-/* The receiver writes the word through process_vm_writev, which wakes no futex, so the
- * sender polls: a short spin, then yields (the receiver may need this core), then naps,
- * driving MPI progress now and then for the program's other requests. A receiver that
- * asks for help gets it first. */
-static void wait_for_receiver(mpix_zcopy_comm *zc, const int32_t *done, mpix_zcopy_help *help, int dest,
-                              const void *buf, const mpix_layout *layout, MPI_Count bytes, MPI_Comm comm)
+/* The receiver ends the message in the slot. The sender polls: a short spin, then
+ * yields (the receiver may need this core), then naps, driving MPI progress now and
+ * then for the program's other requests. A receiver that asks for help gets it first. */
+static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int dest, const void *buf,
+                              const mpix_layout *layout, MPI_Count bytes, MPI_Comm comm)
 {
     int32_t state;
     int helped = 0;
-    for (unsigned long poll = 0; (state = __atomic_load_n(done, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING ||
+    for (unsigned long poll = 0; (state = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING ||
                                  state == MPIX_ZCOPY_HELP;
          poll++) {
         if (state == MPIX_ZCOPY_HELP && !helped) {
-            help_receiver(zc, dest, buf, layout, help, bytes);
+            help_receiver(zc, dest, buf, layout, slot, bytes);
             helped = 1;
             poll = 0;
             continue;
@@ -105,21 +105,41 @@ static int send_mpi(const void *buf, int count, MPI_Datatype datatype, mpix_zcop
     return rc != MPI_SUCCESS ? rc : MPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
-static int send_rts(mpix_zcopy_comm *zc, const void *buf, int count, const mpix_layout_view *view,
+/* A plain-MPI send timed against zero-copy: MPI_Send returns once MPI has the data,
+ * which for a pipelined datatype send is before the receiver has unpacked it, so the
+ * receiver ends this message in a slot as it ends a zero-copy one, and both paths are
+ * timed to the same point. */
+static int send_mpi_acknowledged(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count,
+                                 MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
+{
+    mpix_zcopy_slot *slot = &zc->process->mailbox[slot_index];
+    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
+    header->kind = MPIX_ZCOPY_MPI;
+    header->slot = slot_index;
+    int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Send(buf, count, datatype, dest, tag, comm);
+    if (rc == MPI_SUCCESS)
+        wait_for_receiver(zc, slot, dest, buf, NULL, header->bytes, comm);
+    return rc;
+}
+
+/* The header names a slot of this process's mailbox; the receiver copies, perhaps asks
+ * for help, and ends the message there. */
+static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count, const mpix_layout_view *view,
                     mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
 {
-    int32_t done = MPIX_ZCOPY_PENDING;
-    mpix_zcopy_help help = { .finished = MPIX_ZCOPY_PENDING };
+    mpix_zcopy_slot *slot = &zc->process->mailbox[slot_index];
     int world = zc->world_rank[dest];
+    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
     header->kind = MPIX_ZCOPY_RTS;
-    header->done_address = (uintptr_t)&done;
-    if (zc->split_bytes > 0 && header->bytes >= zc->split_bytes && world != MPI_UNDEFINED &&
-        zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED)
-        header->help_address = (uintptr_t)&help;
+    header->slot = slot_index;
+    header->help_offered = zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
+                           zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
     int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
     if (rc == MPI_SUCCESS)
-        wait_for_receiver(zc, &done, &help, dest, buf, view->layout, header->bytes, comm);
+        wait_for_receiver(zc, slot, dest, buf, view->layout, header->bytes, comm);
     return rc;
 }
 
@@ -134,37 +154,50 @@ static int too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
     return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
 }
 
-enum { TRIALS = 3 };
+/* The faster way for a memoized layout is learnt from its own sends: the first of each
+ * way is not timed (cold caches, layouts not yet read, a peer not yet in its receive),
+ * then the ways alternate until each has TRIALS timed sends, so both see the same
+ * conditions; each way's figure is its fastest send, and one send in EXPLORE takes the
+ * other way for another sample: early sends run slow for dozens of messages here, and
+ * the datatype engine's speed drifts by up to 4x between runs on this VM. */
+enum { TRIALS = 4, EXPLORE = 32 };
 
 /* Zero-copy or MPI for a large message to a peer that can attach: forced by
- * MPIX_ZCOPY_METHOD; for a memoized layout, the faster in a trial of TRIALS sends each
- * way (a blocking send lasts as long as the transfer); else the cost model. */
-static int choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view)
+ * MPIX_ZCOPY_METHOD, MPI for a layout too fragmented for the kernel, else learnt as
+ * above (zero-copy for a layout that is not memoized). *@timed: whether this send is a
+ * sample, timed until the receiver has the data. */
+static int choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed)
 {
     mpix_layout *layout = view->layout;
+    *timed = 0;
     if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
         return MPIX_ZCOPY_RTS;
     if (too_fragmented(zc, layout)) {
         zc->stats.sent_fragmented++;
         return MPIX_ZCOPY_MPI;
     }
-    if (!view->id || layout->zcopy_trials < TRIALS)
+    if (!view->id)
         return MPIX_ZCOPY_RTS;
-    if (layout->mpi_trials < TRIALS)
-        return MPIX_ZCOPY_MPI;
-    if (layout->mpi_best < layout->zcopy_best)
+    *timed = 1;
+    if (layout->zcopy_trials <= TRIALS || layout->mpi_trials <= TRIALS)
+        return layout->zcopy_trials <= layout->mpi_trials ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
+    int faster = layout->mpi_best < layout->zcopy_best ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
+    if (++layout->decided_sends % EXPLORE == 0)
+        return faster == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
+    if (faster == MPIX_ZCOPY_MPI) {
         zc->stats.sent_slower++;
-    return layout->mpi_best < layout->zcopy_best ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
+        *timed = 0; /* a zero-copy send is timed at no cost; an MPI one needs the receiver's word */
+    }
+    return faster;
 }
 
 static void record_trial(mpix_layout *layout, int kind, double seconds)
 {
     int *trials = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_trials : &layout->mpi_trials;
     double *best = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_best : &layout->mpi_best;
-    if (*trials < TRIALS) {
-        *best = *trials == 0 || seconds < *best ? seconds : *best;
-        ++*trials;
-    }
+    if (*trials > 0) /* the first is untimed */
+        *best = *trials == 1 || seconds < *best ? seconds : *best;
+    ++*trials;
 }
 
 static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -186,10 +219,12 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[dest];
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
-    int attachable = zc->enabled && entry && entry->can_read_me;
+    int zero_copy = zc->enabled && entry && process->mailbox;
+    int attachable = zero_copy && entry->can_read_me;
     mpix_zcopy_header header = { .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
-                                 .node_key = process->node_key, .pid = process->pid };
-    if (zc->enabled && entry && !attachable)
+                                 .node_key = process->node_key, .pid = process->pid, .slot = -1,
+                                 .mailbox_fd = process->mailbox_fd, .mailbox_address = (uintptr_t)process->mailbox };
+    if (zero_copy && !attachable)
         header.learn_address = (uintptr_t)entry;
 
     if (header.bytes > zc->eager_bytes && !attachable) {
@@ -202,14 +237,24 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         zc->stats.sent[MPIX_ZCOPY_EAGER]++;
         rc = send_eager(buf, view.layout, &header, dest, tag, comm);
     } else {
-        int kind = choose_path(zc, &view);
+        int timed, kind = choose_path(zc, &view, &timed);
+        int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
+        /* Every slot taken (as many threads sending at once): this one goes through MPI,
+         * untimed. */
+        if (slot < 0)
+            kind = MPIX_ZCOPY_MPI, timed = 0;
         double start = MPI_Wtime();
         zc->stats.sent[kind]++;
-        if (kind == MPIX_ZCOPY_MPI)
-            rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
+        if (kind == MPIX_ZCOPY_RTS)
+            rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
+        else if (timed)
+            rc = send_mpi_acknowledged(zc, slot, buf, count, datatype, &header, dest, tag, comm);
         else
-            rc = send_rts(zc, buf, count, &view, &header, dest, tag, comm);
-        record_trial(view.layout, kind, MPI_Wtime() - start);
+            rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
+        if (slot >= 0)
+            mpix_zcopy_slot_release(process, slot);
+        if (timed && rc == MPI_SUCCESS)
+            record_trial(view.layout, kind, MPI_Wtime() - start);
     }
     mpix_layout_view_release(&view);
     return rc;

@@ -29,10 +29,10 @@ typedef struct mpix_layout {
     MPI_Count bytes;
     MPI_Aint costed_gap_limit;   /* -1: not yet */
     mpix_zcopy_costs costs;
-    /* A sender's trial of both paths for this layout (send.c): the fastest of a few
-     * sends each way decides, because MPI's datatype engine varies by MPI and machine
-     * more than a model can follow. */
-    int zcopy_trials, mpi_trials;
+    /* A sender's samples of both paths for this layout (send.c): the fastest send each
+     * way decides, because MPI's datatype engine varies by MPI and machine more than a
+     * model can follow. */
+    int zcopy_trials, mpi_trials, decided_sends;
     double zcopy_best, mpi_best;   /* seconds */
 } mpix_layout;
 
@@ -83,6 +83,9 @@ enum { MPIX_ZCOPY_ACCESS_UNKNOWN = 0, MPIX_ZCOPY_ACCESS_OK = 1, MPIX_ZCOPY_ACCES
  * into them would. The last two exist so that tests reach the fallbacks. */
 enum { MPIX_ZCOPY_ATTACH_PROBE, MPIX_ZCOPY_ATTACH_REFUSE, MPIX_ZCOPY_ATTACH_REFUSE_PUSH };
 
+typedef struct mpix_zcopy_slot mpix_zcopy_slot;       /* mailbox.c */
+typedef struct mpix_zcopy_mapped mpix_zcopy_mapped;   /* mailbox.c: peers' mailboxes by pid */
+
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
     pid_t pid;
@@ -92,6 +95,9 @@ typedef struct mpix_zcopy_process {
     uint64_t next_layout_id;
     uint64_t next_global_id;                 /* agreed upwards by MPIX_Type_commit_comm */
     int attach;                              /* MPIX_ZCOPY_ATTACH, MPIX_ZCOPY_ATTACH_* */
+    int mailbox_fd;                          /* memfd of this process's slots */
+    mpix_zcopy_slot *mailbox;                /* MPIX_ZCOPY_SLOTS of them */
+    mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
 } mpix_zcopy_process;
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);
@@ -150,8 +156,8 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 
 enum { MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
-/* States of a sender's completion word; HELP: the receiver filled the sender's help
- * record and asks it to copy the tail of the message while it copies the head. */
+/* States of a message's slot; HELP: the receiver filled the slot's request and asks the
+ * sender to copy the tail of the message while it copies the head. */
 enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3 };
 #define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
 #define MPIX_ZCOPY_INLINE_BLOCKS 4
@@ -173,22 +179,40 @@ typedef struct mpix_zcopy_header {
     uint32_t node_key;
     int32_t pid;
     uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
+    int32_t mailbox_fd;           /* the sender's mailbox, for the receiver to map */
+    uint64_t mailbox_address;     /* where the sender maps it (a receiver that could not
+                                     map it still ends the message, by process_vm_writev) */
     /* MPIX_ZCOPY_RTS only */
-    uint64_t done_address;        /* sender's completion word */
-    uint64_t help_address;        /* sender's help record; 0: the sender will not help */
+    int32_t slot;                 /* the message's slot in it */
+    int32_t help_offered;         /* the sender would copy a part */
     mpix_zcopy_layout_ref data;   /* the sender's */
 } mpix_zcopy_header;
 
-/* The receiver's request that the sender copy type-map bytes [split, bytes) into the
- * receiver's layout itself, with process_vm_writev, while the receiver reads [0, split):
- * two cores each copy a part of the one copy (send.c, recv.c). Lives on the sender's
- * stack; the receiver writes all but @finished, the sender only @finished. */
-typedef struct mpix_zcopy_help {
-    int32_t pid;                  /* the receiver */
-    volatile int32_t finished;    /* PENDING, then DONE, or ABANDONED: the receiver copies it */
+/* ---- mailboxes (mailbox.c) --------------------------------------------------------- */
+
+/* One zero-copy message's hand-shake, in the sender's mailbox, which the receiver maps:
+ * the receiver writes @state (and, asking for help, @receiver_pid, @split, @receiver
+ * first); the sender writes @finished. With help, the sender copies type-map bytes
+ * [split, bytes) into the receiver's layout with process_vm_writev while the receiver
+ * reads [0, split): two cores each copy a part of the one copy. */
+struct mpix_zcopy_slot {
+    _Alignas(64) int32_t taken;   /* a send of this process owns the slot */
+    int32_t state;                /* PENDING, HELP, then DONE or ABANDONED */
+    int32_t finished;             /* the sender's part: PENDING, DONE or ABANDONED */
+    int32_t receiver_pid;
     int64_t split;
-    mpix_zcopy_layout_ref data;   /* the receiver's */
-} mpix_zcopy_help;
+    mpix_zcopy_layout_ref receiver;
+};
+
+enum { MPIX_ZCOPY_SLOTS = 64 };   /* sends in flight at once per process (threads) */
+
+int mpix_zcopy_mailbox_create(mpix_zcopy_process *process);
+void mpix_zcopy_mailbox_destroy(mpix_zcopy_process *process);
+/* A free slot of this process's mailbox, or -1 when every one is in use. */
+int mpix_zcopy_slot_take(mpix_zcopy_process *process);
+void mpix_zcopy_slot_release(mpix_zcopy_process *process, int index);
+/* Process @pid's mailbox (its memfd @fd), mapped on first use; NULL when it cannot be. */
+mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid, int fd);
 
 /* A peer's layout named by @ref: inline, agreed by a global id, remembered under
  * (@peer, id), or read from process @pid (and then remembered). When it is used once

@@ -1,8 +1,10 @@
 /* The other side's layout of a message, by the cheapest name both processes know it
  * under: a few blocks travel inline, a collectively committed type has a global id, a
  * memoized layout an id remembered per peer; only a layout never seen before is read
- * from the peer's memory. Receivers resolve senders' layouts this way, and a sender
- * that copies part of a message resolves its receiver's the same way. */
+ * from the peer's memory, and a long one is read in chunks with the copy of each chunk's
+ * bytes behind it (seed 004's pipelined zero-copy). Receivers resolve senders' layouts
+ * this way, and a sender that copies part of a message resolves its receiver's the same
+ * way. */
 #include "zcopy.h"
 #include "common/error.h"
 
@@ -23,36 +25,90 @@ void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int 
         memcpy(ref->inline_blocks, view->layout->blocks, view->layout->nblocks * sizeof(mpix_block));
 }
 
-int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
-                           mpix_layout *scratch, mpix_layout **layout)
+int mpix_zcopy_peer_layout_find(mpix_zcopy_comm *zc, int peer, const mpix_zcopy_layout_ref *ref,
+                                mpix_layout *scratch, mpix_layout **layout)
 {
     *scratch = (mpix_layout){ .nblocks = ref->nblocks, .capacity = ref->nblocks, .bytes = ref->bytes,
                               .costed_gap_limit = -1 };
     if (ref->nblocks <= MPIX_ZCOPY_INLINE_BLOCKS) {
         scratch->blocks = (mpix_block *)ref->inline_blocks;
         *layout = scratch;
-        return MPI_SUCCESS;
+        return 1;
     }
     if (ref->global_id && (*layout = mpix_zcopy_global_find(zc, ref->global_id, (int)ref->count))) {
         zc->stats.layouts_global++;
-        return MPI_SUCCESS;
+        return 1;
     }
-    if (ref->layout_id && (*layout = mpix_zcopy_received_find(zc, peer, ref->layout_id)))
-        return MPI_SUCCESS;
-    if (!(scratch->blocks = malloc(ref->nblocks * sizeof(mpix_block))))
+    return ref->layout_id && (*layout = mpix_zcopy_received_find(zc, peer, ref->layout_id));
+}
+
+/* The first chunk of a pipelined read, in blocks; each next one twice as long, so the
+ * copy starts after a short read and the number of chunks grows with the log of the
+ * layout's length. */
+enum { FIRST_CHUNK = 64 };
+
+/* Reads the blocks in chunks and copies type-map bytes [0, along->bytes) of each chunk
+ * as soon as it is in: the layout's transfer overlaps the copy (and the sender's part,
+ * which needs only this process's layout). */
+static int read_pipelined(mpix_zcopy_comm *zc, pid_t pid, const mpix_zcopy_layout_ref *ref, mpix_layout *read,
+                          const mpix_zcopy_copy_along *along)
+{
+    MPI_Aint done = 0, chunk = FIRST_CHUNK;
+    MPI_Count covered = 0, copied = 0;
+    while (done < ref->nblocks) {
+        MPI_Aint take = chunk < ref->nblocks - done ? chunk : ref->nblocks - done;
+        int error = mpix_zcopy_read_remote(pid, ref->layout_address + done * sizeof(mpix_block), read->blocks + done,
+                                           take * sizeof(mpix_block));
+        if (error)
+            return error;
+        for (MPI_Aint b = done; b < done + take; b++)
+            covered += read->blocks[b].length;
+        done += take;
+        chunk *= 2;
+        if (copied < along->bytes && *along->error == 0) {
+            MPI_Count upto = covered < along->bytes ? covered : along->bytes;
+            mpix_layout part = { .blocks = read->blocks, .nblocks = done, .capacity = done, .bytes = covered,
+                                 .costed_gap_limit = -1 };
+            *along->error = mpix_zcopy_pull(zc, pid, ref->base, &part, along->local_base, along->local, copied,
+                                            upto - copied);
+            copied = upto;
+        }
+    }
+    zc->stats.layouts_pipelined++;
+    return 0;
+}
+
+int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
+                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along)
+{
+    *scratch = (mpix_layout){ .blocks = malloc(ref->nblocks * sizeof(mpix_block)), .nblocks = ref->nblocks,
+                              .capacity = ref->nblocks, .bytes = ref->bytes, .costed_gap_limit = -1 };
+    if (!scratch->blocks)
         return MPI_ERR_NO_MEM;
-    int error = mpix_zcopy_read_remote(pid, ref->layout_address, scratch->blocks, ref->nblocks * sizeof(mpix_block));
+    int error = along && ref->nblocks > FIRST_CHUNK
+                    ? read_pipelined(zc, pid, ref, scratch, along)
+                    : mpix_zcopy_read_remote(pid, ref->layout_address, scratch->blocks, ref->nblocks * sizeof(mpix_block));
     zc->stats.layouts_read++;
     if (error) {
         mpix_layout_free(scratch);
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: reading the layout of rank %d (%lld blocks) failed: %s",
                           peer, (long long)ref->nblocks, strerror(error));
     }
+    if (along && ref->nblocks <= FIRST_CHUNK)
+        *along->error = mpix_zcopy_pull(zc, pid, ref->base, scratch, along->local_base, along->local, 0, along->bytes);
     if (ref->layout_id && (*layout = mpix_zcopy_received_add(zc, peer, ref->layout_id, scratch)))
         return MPI_SUCCESS;
     /* Not memoizable (a predefined type's layout, or no memory): use it once. */
     *layout = scratch;
     return MPI_SUCCESS;
+}
+
+int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
+                           mpix_layout *scratch, mpix_layout **layout)
+{
+    if (mpix_zcopy_peer_layout_find(zc, peer, ref, scratch, layout))
+        return MPI_SUCCESS;
+    return mpix_zcopy_peer_layout_read(zc, peer, pid, ref, scratch, layout, NULL);
 }
 
 void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layout_ref *ref)

@@ -101,36 +101,41 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
 {
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     int rc = MPI_ERR_TRUNCATE;
+    mpix_layout_view local;
     mpix_zcopy_slot *slot = peer_slot(zc, header);
     if (!slot)
         rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
                         source, (int)header->pid, (int)header->mailbox_fd);
-    else if (header->bytes <= capacity) {
+    else if (header->bytes <= capacity && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
         mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
-        mpix_layout_view local;
-        rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote);
-        if (rc == MPI_SUCCESS && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
-            MPI_Count bytes = header->bytes, split = bytes;
-            if (header->help_offered && (split = mpix_zcopy_split(zc, remote, local.layout, bytes)) < bytes)
-                ask_for_help(zc, slot, buf, count, &local, split, comm);
-            int error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
-            if (split < bytes) {
-                /* The sender writes into buf until it answers, whatever happened here. */
-                if (wait_for_sender(slot) == MPIX_ZCOPY_DONE)
-                    zc->stats.pulled_shared++;
-                else if (!error)
-                    error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
-                                            bytes - split);
-            }
-            if (error)
-                rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
-                                (long long)header->bytes, source, strerror(error));
-            else
-                outcome = MPIX_ZCOPY_DONE;
-            mpix_layout_view_release(&local);
+        MPI_Count bytes = header->bytes, split = bytes;
+        int error = 0, known = mpix_zcopy_peer_layout_find(zc, source, &header->data, &scratch, &remote);
+        /* Split by the sender's layout, or by this one's while the sender's is not read. */
+        if (header->help_offered &&
+            (split = mpix_zcopy_split(zc, known ? remote : local.layout, local.layout, bytes)) < bytes)
+            ask_for_help(zc, slot, buf, count, &local, split, comm);
+        if (known)
+            error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
+        else {
+            mpix_zcopy_copy_along head = { buf, local.layout, split, &error };
+            rc = mpix_zcopy_peer_layout_read(zc, source, header->pid, &header->data, &scratch, &remote, &head);
         }
+        if (split < bytes) {
+            /* The sender writes into buf until it answers, whatever happened here. */
+            if (wait_for_sender(slot) == MPIX_ZCOPY_DONE)
+                zc->stats.pulled_shared++;
+            else if (rc == MPI_SUCCESS && !error)
+                error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
+                                        bytes - split);
+        }
+        if (rc == MPI_SUCCESS && error)
+            rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
+                            (long long)header->bytes, source, strerror(error));
+        if (rc == MPI_SUCCESS)
+            outcome = MPIX_ZCOPY_DONE;
         mpix_zcopy_peer_layout_release(&scratch, &header->data);
+        mpix_layout_view_release(&local);
     }
     end_message(slot, header, outcome);
     return rc;

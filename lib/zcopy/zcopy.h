@@ -122,6 +122,7 @@ typedef struct mpix_zcopy_stats {
     unsigned long push_refused;       /* sends whose part the kernel refused: the receiver copied it */
     unsigned long layouts_read;       /* sender layouts read from its memory */
     unsigned long layouts_global;     /* sender layouts known by a collective id */
+    unsigned long layouts_pipelined;  /* of layouts_read: read in chunks behind the copy */
 } mpix_zcopy_stats;
 
 typedef struct mpix_zcopy_comm {
@@ -219,6 +220,20 @@ mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid,
  * only it lands in @scratch; mpix_zcopy_peer_layout_release frees that. */
 int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
                            mpix_layout *scratch, mpix_layout **layout);
+
+/* The same in two steps: _find answers 1 with a layout known without reading (0 if it
+ * must be read); _read reads it, and with @along copies the head of the message while
+ * it reads: *along->error gets the copy's errno-style result. */
+typedef struct mpix_zcopy_copy_along {
+    char *local_base;
+    const mpix_layout *local;
+    MPI_Count bytes;      /* type-map bytes [0, bytes) */
+    int *error;
+} mpix_zcopy_copy_along;
+int mpix_zcopy_peer_layout_find(mpix_zcopy_comm *zc, int peer, const mpix_zcopy_layout_ref *ref,
+                                mpix_layout *scratch, mpix_layout **layout);
+int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
+                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along);
 void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layout_ref *ref);
 
 /* Fills @ref for this process's @view of @buf. */

@@ -7,7 +7,9 @@
  * MPI_Send and MPI_Recv; both sides of a message use them. Between processes of one node
  * a large message is not packed: the receiver reads the sender's memory with the
  * kernel's cross-memory attach (`process_vm_readv`), block by block or in coalesced
- * spans, straight into its own layout, and then tells the sender it is done. Small
+ * spans, straight into its own layout, while the sender, which waits anyway, writes the
+ * tail of the message into the receiver's layout (`process_vm_writev`); then the
+ * receiver tells the sender it is done, through a small shared mailbox. Small
  * messages travel packed in one MPI message (as MPI's own eager protocol does);
  * processes on other nodes, peers the kernel refuses to attach to, layouts too
  * fragmented for a kernel copy, and `MPIX_ZCOPY=off` use plain MPI with the datatype.
@@ -28,6 +30,7 @@
  * sender gives each cached layout an id never reused in its process; a receiver keeps
  * the layouts it has read under (sender, id), so a repeated send carries only the id.
  * Freeing a datatype deletes its cache, so a reused handle never meets a stale layout.
+ * The first message of a long layout is read in chunks, each copied as it arrives.
  * MPIX_Type_commit_comm gives a datatype one id on every process of a communicator, and
  * then no layout is ever read from a peer.
  *
@@ -44,8 +47,12 @@
  *   where the node is trusted. Without it such kernels get the MPI path.
  * - `MPIX_ZCOPY_NODE_RANKS` (default 0): k > 0 treats blocks of k consecutive world ranks
  *   as separate nodes, so the other-node fallback can be exercised on one machine.
- * - `MPIX_ZCOPY_ATTACH` (`probe`|`refuse`, default probe): refuse answers every attach
- *   probe as a kernel that forbids cross-memory attach would (the refused fallback).
+ * - `MPIX_ZCOPY_ATTACH` (`probe`|`refuse`|`refuse_push`, default probe): refuse answers
+ *   every attach probe as a kernel that forbids cross-memory attach would (the refused
+ *   fallback); refuse_push fails the sender's part of a split copy as a kernel that
+ *   allows the attach one way only would (the receiver then copies it).
+ * - `MPIX_ZCOPY_SPLIT_BYTES` (default 65536): zero-copy messages of at least this size
+ *   are copied by both sides, each a part sized by a cost model; 0 never splits.
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety
@@ -77,7 +84,10 @@ extern "C" {
  *         datatype is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or
  *         bad rank ::MPIX_ERRKIND_ARGUMENT naming the value.
  * @par Complexity first send of a (datatype, count): O(blocks) to flatten; afterwards
- *      O(1) to find the layout. Data: one copy, done by the receiver.
+ *      O(1) to find the layout. Data: one copy, shared between receiver and sender for
+ *      messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The path (zero-copy or MPI) for a
+ *      memoized layout is learnt from the sender's own sends: both are sampled first,
+ *      then one send in 32 samples the slower.
  */
 int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 

@@ -143,63 +143,6 @@ static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int co
     return rc;
 }
 
-/* Whether MPI's datatype engine clearly beats both kernel copies for this layout
- * (unless a method is forced): by more than the model's error, a quarter, since on a
- * tie the single copy leaves the sender's core and cache free. */
-static int too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
-{
-    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
-        return 0;
-    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
-    return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
-}
-
-/* The faster way for a memoized layout is learnt from its own sends: the first of each
- * way is not timed (cold caches, layouts not yet read, a peer not yet in its receive),
- * then the ways alternate until each has TRIALS timed sends, so both see the same
- * conditions; each way's figure is its fastest send, and one send in EXPLORE takes the
- * other way for another sample: early sends run slow for dozens of messages here, and
- * the datatype engine's speed drifts by up to 4x between runs on this VM. */
-enum { TRIALS = 4, EXPLORE = 32 };
-
-/* Zero-copy or MPI for a large message to a peer that can attach: forced by
- * MPIX_ZCOPY_METHOD, MPI for a layout too fragmented for the kernel, else learnt as
- * above (zero-copy for a layout that is not memoized). *@timed: whether this send is a
- * sample, timed until the receiver has the data. */
-static int choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed)
-{
-    mpix_layout *layout = view->layout;
-    *timed = 0;
-    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
-        return MPIX_ZCOPY_RTS;
-    if (too_fragmented(zc, layout)) {
-        zc->stats.sent_fragmented++;
-        return MPIX_ZCOPY_MPI;
-    }
-    if (!view->id)
-        return MPIX_ZCOPY_RTS;
-    *timed = 1;
-    if (layout->zcopy_trials <= TRIALS || layout->mpi_trials <= TRIALS)
-        return layout->zcopy_trials <= layout->mpi_trials ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    int faster = layout->mpi_best < layout->zcopy_best ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
-    if (++layout->decided_sends % EXPLORE == 0)
-        return faster == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    if (faster == MPIX_ZCOPY_MPI) {
-        zc->stats.sent_slower++;
-        *timed = 0; /* a zero-copy send is timed at no cost; an MPI one needs the receiver's word */
-    }
-    return faster;
-}
-
-static void record_trial(mpix_layout *layout, int kind, double seconds)
-{
-    int *trials = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_trials : &layout->mpi_trials;
-    double *best = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_best : &layout->mpi_best;
-    if (*trials > 0) /* the first is untimed */
-        *best = *trials == 1 || seconds < *best ? seconds : *best;
-    ++*trials;
-}
-
 static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
@@ -237,7 +180,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         zc->stats.sent[MPIX_ZCOPY_EAGER]++;
         rc = send_eager(buf, view.layout, &header, dest, tag, comm);
     } else {
-        int timed, kind = choose_path(zc, &view, &timed);
+        int timed, kind = mpix_zcopy_choose_path(zc, &view, &timed);
         int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
         /* Every slot taken (as many threads sending at once): this one goes through MPI,
          * untimed. */
@@ -254,7 +197,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         if (slot >= 0)
             mpix_zcopy_slot_release(process, slot);
         if (timed && rc == MPI_SUCCESS)
-            record_trial(view.layout, kind, MPI_Wtime() - start);
+            mpix_zcopy_path_sample(view.layout, kind, MPI_Wtime() - start);
     }
     mpix_layout_view_release(&view);
     return rc;

@@ -21,6 +21,13 @@ typedef struct mpix_zcopy_costs {
     double direct, staged, mpi;
 } mpix_zcopy_costs;
 
+/* Times of a layout's recent sends one way, timed until the receiver had the data. */
+enum { MPIX_PATH_SAMPLES = 5 };
+typedef struct mpix_path_samples {
+    double seconds[MPIX_PATH_SAMPLES];   /* a ring, by count - 1 */
+    int count;                           /* sends so far, the first untimed */
+} mpix_path_samples;
+
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
  * the costs of moving them once computed (for the gap limit they were computed with). */
 typedef struct mpix_layout {
@@ -29,11 +36,9 @@ typedef struct mpix_layout {
     MPI_Count bytes;
     MPI_Aint costed_gap_limit;   /* -1: not yet */
     mpix_zcopy_costs costs;
-    /* A sender's samples of both paths for this layout (send.c): the fastest send each
-     * way decides, because MPI's datatype engine varies by MPI and machine more than a
-     * model can follow. */
-    int zcopy_trials, mpi_trials, decided_sends;
-    double zcopy_best, mpi_best;   /* seconds */
+    /* A sender's recent sends of this layout each way (path.c). */
+    mpix_path_samples zcopy_samples, mpi_samples;
+    unsigned long decided_sends;
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
@@ -153,6 +158,14 @@ mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id,
 mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count);
 int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype type);
 void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
+
+/* ---- path choice (path.c) ------------------------------------------------------------ */
+
+/* Zero-copy (MPIX_ZCOPY_RTS) or MPI for a large message to a peer that can attach.
+ * *@timed: whether to time this send until the receiver has the data and pass the time
+ * to mpix_zcopy_path_sample. */
+int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed);
+void mpix_zcopy_path_sample(mpix_layout *layout, int kind, double seconds);
 
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 

@@ -122,7 +122,7 @@ int MPIX_Hy_bcast(const void *sendbuf, int root, MPI_Win win);
  * @param[out] slot   address of a `void *` receiving this process's input slot (for MPI_IN_PLACE)
  * @param[out] result address of a `void *` receiving where this process reads the result:
  *                    the node's one copy, or, for vectors of at most `mpix_hy_small_bytes`
- *                    (env MPIX_HY_SMALL_BYTES, default 2048), this process's own copy
+ *                    (env MPIX_HY_SMALL_BYTES, default 4096), this process's own copy
  * @param[out] win    the operation
  * @return MPI_SUCCESS or an error code raised on @p hy_comm.
  */

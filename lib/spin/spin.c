@@ -103,6 +103,34 @@ MPIX_API int MPIX_Win_spin_wait(MPI_Win win)
     return MPI_SUCCESS;
 }
 
+int mpix_spin_arrive(MPI_Win win)
+{
+    mpix_spin_state *state = mpix_spin_state_of(win);
+    if (!state || state->rank == 0)
+        return MPI_ERR_WIN;
+    if (state->separate_model)
+        MPI_Win_sync(win);
+    /* Releases this process's earlier reads of the shared buffer. */
+    atomic_fetch_add_explicit(&state->block->arrivals, 1, memory_order_seq_cst);
+    wake_if_sleeping(&state->block->arrivals, &state->block->arrival_sleepers);
+    return MPI_SUCCESS;
+}
+
+int mpix_spin_collect(MPI_Win win, int wait)
+{
+    mpix_spin_state *state = mpix_spin_state_of(win);
+    if (!state || state->rank != 0)
+        return MPI_ERR_WIN;
+    state->arrivals_due += (uint32_t)state->size - 1;
+    uint32_t arrivals;
+    while (wait && (int32_t)((arrivals = atomic_load_explicit(&state->block->arrivals, memory_order_acquire)) -
+                             state->arrivals_due) < 0)
+        wait_for_change(&state->block->arrivals, &state->block->arrival_sleepers, arrivals, state->polls);
+    if (state->separate_model)
+        MPI_Win_sync(win);
+    return MPI_SUCCESS;
+}
+
 MPIX_API int MPIX_Win_spin_barrier(MPI_Win win)
 {
     mpix_spin_state *state;

@@ -219,6 +219,18 @@ static void run(MPI_Comm comm, const char *label)
         CHECK(MPIX_Hy_bcast(root % 2 ? MPI_IN_PLACE : data, root, win) == MPI_SUCCESS, "%s: bcast", label);
         CHECK(memcmp(buffer, reference, sizeof reference) == 0, "%s: bcast from root %d differs", label, root);
     }
+    /* Back to back, roots in turn: leaders' roots (arrivals, no barrier) interleaved with
+     * followers' roots (barriers) on the same window; no lost wake-up, no stale data. */
+    int bcast_wrong = 0, bcast_rounds = full_matrix ? 1000 : 100;
+    for (int round = 0; round < bcast_rounds; round++) {
+        int root = round % size;
+        for (int i = 0; i < BCOUNT; i++)
+            data[i] = root * 1e6 + round * 10 + i;
+        CHECK(MPIX_Hy_bcast(data, root, win) == MPI_SUCCESS, "%s: bcast round %d", label, round);
+        for (int i = 0; i < BCOUNT; i++)
+            bcast_wrong += buffer[i] != root * 1e6 + round * 10 + i;
+    }
+    CHECK(bcast_wrong == 0, "%s: %d wrong elements in %d back-to-back bcasts", label, bcast_wrong, bcast_rounds);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int rc = MPIX_Hy_bcast(data, size, win);
     CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "root"), "%s: bad root: '%s'", label,

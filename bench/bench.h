@@ -42,9 +42,8 @@ void bench_heading(const bench_options *options, const char *subcommand, const c
 void bench_note(const bench_options *options, const char *text);
 
 /* A message buffer of @bytes: malloc'd, or on transparent huge pages with --hugepages.
- * Free with bench_buffer_free. */
+ * Free with free(). */
 void *bench_buffer_alloc(const bench_options *options, size_t bytes);
-void bench_buffer_free(void *buffer);
 
 /* Subcommands; each returns 0 on success. */
 int bench_common(const bench_options *options);

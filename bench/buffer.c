@@ -5,7 +5,6 @@
 #include "bench.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 enum { HUGE_PAGE = 2 << 20 };
@@ -20,5 +19,3 @@ void *bench_buffer_alloc(const bench_options *options, size_t bytes)
         madvise(buffer, rounded, MADV_HUGEPAGE);
     return buffer;
 }
-
-void bench_buffer_free(void *buffer) { free(buffer); }

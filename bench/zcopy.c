@@ -156,8 +156,8 @@ static void run_case(const bench_options *options, const char *name, MPI_Datatyp
     bench_row(options, "zcopy", label, 2 * bytes, zcopy, bench_time(options, pack_pingpong, &c, iterations));
     snprintf(label, sizeof label, "%s vs single-copy limit", name);
     bench_row(options, "zcopy", label, 2 * bytes, zcopy, bench_time(options, memcpy_limit, &c, iterations));
-    bench_buffer_free(c.send);
-    bench_buffer_free(c.receive);
+    free(c.send);
+    free(c.receive);
     free(c.packed);
     free(c.offset);
     free(c.length);

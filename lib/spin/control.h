@@ -43,7 +43,8 @@ mpix_spin_state *mpix_spin_state_of(MPI_Win win);
  * have reached a point (stopped reading the last result) while the followers need not
  * wait for one another: each follower arrives, without waiting; the leader collects one
  * arrival of every follower per call, waiting for them only when @wait (a leader that
- * writes nothing this call counts them without waiting). Codes, not raised. */
+ * writes nothing this call counts them without waiting). Misuse is raised on @win as by
+ * the public calls. */
 int mpix_spin_arrive(MPI_Win win);
 int mpix_spin_collect(MPI_Win win, int wait);
 

@@ -105,11 +105,10 @@ MPIX_API int MPIX_Win_spin_wait(MPI_Win win)
 
 int mpix_spin_arrive(MPI_Win win)
 {
-    mpix_spin_state *state = mpix_spin_state_of(win);
-    if (!state || state->rank == 0)
-        return MPI_ERR_WIN;
-    if (state->separate_model)
-        MPI_Win_sync(win);
+    mpix_spin_state *state;
+    int rc = state_for(win, "mpix_spin_arrive", FOLLOWERS_ONLY, &state);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* Releases this process's earlier reads of the shared buffer. */
     atomic_fetch_add_explicit(&state->block->arrivals, 1, memory_order_seq_cst);
     wake_if_sleeping(&state->block->arrivals, &state->block->arrival_sleepers);
@@ -118,9 +117,10 @@ int mpix_spin_arrive(MPI_Win win)
 
 int mpix_spin_collect(MPI_Win win, int wait)
 {
-    mpix_spin_state *state = mpix_spin_state_of(win);
-    if (!state || state->rank != 0)
-        return MPI_ERR_WIN;
+    mpix_spin_state *state;
+    int rc = state_for(win, "mpix_spin_collect", LEADER_ONLY, &state);
+    if (rc != MPI_SUCCESS)
+        return rc;
     state->arrivals_due += (uint32_t)state->size - 1;
     uint32_t arrivals;
     while (wait && (int32_t)((arrivals = atomic_load_explicit(&state->block->arrivals, memory_order_acquire)) -

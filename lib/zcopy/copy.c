@@ -71,9 +71,16 @@ static void iov_add(struct iovec *iov, int *n, char *address, size_t length)
         iov[(*n)++] = (struct iovec){ address, length };
 }
 
-static int read_batch(pid_t pid, struct iovec *local, int nlocal, struct iovec *remote, int nremote, size_t bytes)
+int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length)
 {
-    return copy_batch(process_vm_readv, pid, local, nlocal, remote, nremote, bytes);
+    struct iovec local = { (void *)data, length }, remote = { (void *)(uintptr_t)address, length };
+    return copy_batch(process_vm_writev, pid, &local, 1, &remote, 1, length);
+}
+
+int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length)
+{
+    struct iovec local = { data, length }, remote = { (void *)(uintptr_t)address, length };
+    return copy_batch(process_vm_readv, pid, &local, 1, &remote, 1, length);
 }
 
 /* One iovec per block on each side (merged where they touch), in batches of IOV_BATCH. */
@@ -130,7 +137,7 @@ static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local
             cursor_advance(remote, length);
         }
         struct iovec into = { scratch, (size_t)(end - start) }, from = { remote_base + start, (size_t)(end - start) };
-        int rc = read_batch(pid, &into, 1, &from, 1, end - start);
+        int rc = copy_batch(process_vm_readv, pid, &into, 1, &from, 1, end - start);
         if (rc != 0)
             return rc;
         for (int p = 0; p < npieces; p++) {
@@ -152,7 +159,7 @@ static int pull_staged(pid_t pid, char *remote_base, cursor *remote, char *local
  * per byte, more per byte for blocks below 16 KiB. The kernel and Open MPI constants are
  * fitted to mpix-bench zcopy runs on the development VM (docs/PERFORMANCE.md, "zcopy");
  * the MPICH ones to the vector table of ../shared/MEASUREMENTS.md. They only rank the
- * paths roughly: the sender's per-layout trial (send.c) has the last word. */
+ * paths roughly: the sender's measurements per layout (path.c) have the last word. */
 static const double IOV_NS = 100.0, CMA_BYTES_PER_NS = 17.0, MEMCPY_BYTES_PER_NS = 10.0, PIECE_NS = 6.0;
 /* From the receiver's request until the sender copies: the sender noticing, finding the
  * receiver's layout; the receiver copies meanwhile. Measured about 1 us (a 1 MiB vector
@@ -198,6 +205,15 @@ const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_li
     return costs;
 }
 
+/* Whether mpix_zcopy_pull reads @remote in staged spans (else one iovec per block). */
+static int reads_staged(const mpix_zcopy_comm *zc, mpix_layout *remote)
+{
+    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
+        return zc->method == MPIX_ZCOPY_METHOD_STAGED;
+    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
+    return costs->staged < costs->direct;
+}
+
 int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_layout *remote,
                     char *local_base, const mpix_layout *local, MPI_Count first, MPI_Count bytes)
 {
@@ -206,12 +222,7 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
         return 0;
     cursor_skip(&from, first);
     cursor_skip(&to, first);
-    int staged = zc->method == MPIX_ZCOPY_METHOD_STAGED;
-    if (zc->method == MPIX_ZCOPY_METHOD_AUTO) {
-        const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
-        staged = costs->staged < costs->direct;
-    }
-    if (!staged) {
+    if (!reads_staged(zc, remote)) {
         zc->stats.pulled_direct++;
         return copy_direct(process_vm_readv, pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
     }
@@ -233,9 +244,9 @@ int mpix_zcopy_push(pid_t pid, uint64_t remote_base, const mpix_layout *remote, 
 
 MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout *local, MPI_Count bytes)
 {
-    /* Neither part smaller than a quarter of the threshold: below it the hand-over (two
-     * small writes, the sender noticing, a read of its answer) costs more than the part
-     * saves. A tiny threshold (tests) splits every zero-copy message. */
+    /* Neither part smaller than a quarter of the threshold: below it the hand-over (the
+     * sender noticing the request, finding this process's layout) costs more than the
+     * part saves. A tiny threshold (tests) splits every zero-copy message. */
     MPI_Count min_part = zc->split_bytes / 4;
     if (zc->split_bytes <= 0 || bytes < zc->split_bytes || bytes < 2)
         return bytes;
@@ -243,10 +254,7 @@ MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout
      * mpix_zcopy_pull will choose) and the sender its write into the receiver's blocks
      * (direct only: a span written across the receiver's gaps would clobber them). */
     const mpix_zcopy_costs *read = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
-    double read_ns = zc->method == MPIX_ZCOPY_METHOD_STAGED ? read->staged
-                     : zc->method == MPIX_ZCOPY_METHOD_DIRECT ? read->direct
-                     : (read->staged < read->direct ? read->staged : read->direct);
-    double receiver_per_byte = read_ns / (double)remote->bytes;
+    double receiver_per_byte = (reads_staged(zc, remote) ? read->staged : read->direct) / (double)remote->bytes;
     double sender_per_byte =
         WRITE_OVER_READ * mpix_zcopy_costs_of(local, zc->coalesce_bytes)->direct / (double)local->bytes;
     /* Both parts end together: split * receiver = handover + (bytes - split) * sender. */

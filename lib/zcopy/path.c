@@ -25,11 +25,11 @@ static int too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
     return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
 }
 
+/* The median of a full ring (a way is compared only once it has SAMPLES timed sends). */
 static double median_of(const mpix_path_samples *samples)
 {
-    int n = samples->count - 1 < MPIX_PATH_SAMPLES ? samples->count - 1 : MPIX_PATH_SAMPLES;
     double sorted[MPIX_PATH_SAMPLES];
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < MPIX_PATH_SAMPLES; i++) {
         int at = i;
         while (at > 0 && sorted[at - 1] > samples->seconds[i]) {
             sorted[at] = sorted[at - 1];
@@ -37,7 +37,7 @@ static double median_of(const mpix_path_samples *samples)
         }
         sorted[at] = samples->seconds[i];
     }
-    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    return sorted[MPIX_PATH_SAMPLES / 2];
 }
 
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed)

@@ -49,7 +49,7 @@ enum { FIRST_CHUNK = 64 };
 
 /* Reads the blocks in chunks and copies type-map bytes [0, along->bytes) of each chunk
  * as soon as it is in: the layout's transfer overlaps the copy (and the sender's part,
- * which needs only this process's layout). */
+ * which needs only this process's layout). A layout of one chunk is read, then copied. */
 static int read_pipelined(mpix_zcopy_comm *zc, pid_t pid, const mpix_zcopy_layout_ref *ref, mpix_layout *read,
                           const mpix_zcopy_copy_along *along)
 {
@@ -74,7 +74,8 @@ static int read_pipelined(mpix_zcopy_comm *zc, pid_t pid, const mpix_zcopy_layou
             copied = upto;
         }
     }
-    zc->stats.layouts_pipelined++;
+    if (ref->nblocks > FIRST_CHUNK)
+        zc->stats.layouts_pipelined++;
     return 0;
 }
 
@@ -85,17 +86,15 @@ int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const 
                               .capacity = ref->nblocks, .bytes = ref->bytes, .costed_gap_limit = -1 };
     if (!scratch->blocks)
         return MPI_ERR_NO_MEM;
-    int error = along && ref->nblocks > FIRST_CHUNK
-                    ? read_pipelined(zc, pid, ref, scratch, along)
-                    : mpix_zcopy_read_remote(pid, ref->layout_address, scratch->blocks, ref->nblocks * sizeof(mpix_block));
+    int error = along ? read_pipelined(zc, pid, ref, scratch, along)
+                      : mpix_zcopy_read_remote(pid, ref->layout_address, scratch->blocks,
+                                               ref->nblocks * sizeof(mpix_block));
     zc->stats.layouts_read++;
     if (error) {
         mpix_layout_free(scratch);
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: reading the layout of rank %d (%lld blocks) failed: %s",
                           peer, (long long)ref->nblocks, strerror(error));
     }
-    if (along && ref->nblocks <= FIRST_CHUNK)
-        *along->error = mpix_zcopy_pull(zc, pid, ref->base, scratch, along->local_base, along->local, 0, along->bytes);
     if (ref->layout_id && (*layout = mpix_zcopy_received_add(zc, peer, ref->layout_id, scratch)))
         return MPI_SUCCESS;
     /* Not memoizable (a predefined type's layout, or no memory): use it once. */

@@ -13,7 +13,6 @@
 #include "common/hint.h"
 #include "common/self_state.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -104,24 +102,4 @@ static mpix_self_slot process_slot = MPIX_SELF_SLOT_INIT(process_create, process
 int mpix_zcopy_process_get(mpix_zcopy_process **process)
 {
     return mpix_self_state(&process_slot, (void **)process);
-}
-
-static int transfer(pid_t pid, uint64_t address, void *data, size_t length, int write)
-{
-    struct iovec local = { data, length }, remote = { (void *)(uintptr_t)address, length };
-    ssize_t done = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-                         : process_vm_readv(pid, &local, 1, &remote, 1, 0);
-    if (done < 0)
-        return errno;
-    return (size_t)done == length ? 0 : EFAULT;
-}
-
-int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length)
-{
-    return transfer(pid, address, (void *)data, length, 1);
-}
-
-int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length)
-{
-    return transfer(pid, address, data, length, 0);
 }

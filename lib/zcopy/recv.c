@@ -8,11 +8,9 @@
 #include "common/verbose.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { STACK_WIRE = 4096 };
 
@@ -55,14 +53,8 @@ static int32_t wait_for_sender(const mpix_zcopy_slot *slot)
 {
     int32_t finished;
     for (unsigned long poll = 0; (finished = __atomic_load_n(&slot->finished, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING;
-         poll++) {
-        if (poll < 64)
-            mpix_cpu_relax();
-        else if (poll < 20000)
-            sched_yield();
-        else
-            nanosleep(&(struct timespec){ 0, 20000 }, NULL);
-    }
+         poll++)
+        mpix_backoff(poll);
     return finished;
 }
 

@@ -7,10 +7,8 @@
 #include "common/relax.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { STACK_EAGER = 4096 };
 
@@ -43,9 +41,9 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
     __atomic_store_n(&slot->finished, outcome, __ATOMIC_RELEASE);
 }
 
-/* The receiver ends the message in the slot. The sender polls: a short spin, then
- * yields (the receiver may need this core), then naps, driving MPI progress now and
- * then for the program's other requests. A receiver that asks for help gets it first. */
+/* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
+ * MPI progress now and then for the program's other requests. A receiver that asks for
+ * help gets it first. */
 static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int dest, const void *buf,
                               const mpix_layout *layout, MPI_Count bytes, MPI_Comm comm)
 {
@@ -60,18 +58,11 @@ static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int de
             poll = 0;
             continue;
         }
-        if (poll < 64) {
-            mpix_cpu_relax();
-            continue;
-        }
-        if (poll % 256 == 0) {
+        if (poll >= 64 && poll % 256 == 0) {
             int flag;
             MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
         }
-        if (poll < 20000)
-            sched_yield();
-        else
-            nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+        mpix_backoff(poll);
     }
 }
 
@@ -97,29 +88,30 @@ static int send_eager(const char *buf, const mpix_layout *layout, mpix_zcopy_hea
     return rc;
 }
 
-static int send_mpi(const void *buf, int count, MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag,
-                    MPI_Comm comm)
+/* Slot @index of this process's mailbox, readied for one message that @header names it
+ * in. */
+static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_header *header)
 {
-    header->kind = MPIX_ZCOPY_MPI;
-    int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
-    return rc != MPI_SUCCESS ? rc : MPI_Send(buf, count, datatype, dest, tag, comm);
+    mpix_zcopy_slot *slot = &zc->process->mailbox[index];
+    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
+    header->slot = index;
+    return slot;
 }
 
-/* A plain-MPI send timed against zero-copy: MPI_Send returns once MPI has the data,
- * which for a pipelined datatype send is before the receiver has unpacked it, so the
- * receiver ends this message in a slot as it ends a zero-copy one, and both paths are
- * timed to the same point. */
-static int send_mpi_acknowledged(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count,
-                                 MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
+/* The header, then the data with the datatype. With a slot (@slot_index >= 0: a send
+ * timed against zero-copy), the receiver ends the message there after its MPI_Recv and
+ * this waits for it: MPI_Send returns once MPI has the data, which for a pipelined
+ * datatype send is before the receiver has unpacked it, so both paths are timed to the
+ * same point. */
+static int send_mpi(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count, MPI_Datatype datatype,
+                    mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
 {
-    mpix_zcopy_slot *slot = &zc->process->mailbox[slot_index];
-    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
+    mpix_zcopy_slot *slot = slot_index >= 0 ? open_slot(zc, slot_index, header) : NULL;
     header->kind = MPIX_ZCOPY_MPI;
-    header->slot = slot_index;
     int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
     if (rc == MPI_SUCCESS)
         rc = MPI_Send(buf, count, datatype, dest, tag, comm);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && slot)
         wait_for_receiver(zc, slot, dest, buf, NULL, header->bytes, comm);
     return rc;
 }
@@ -129,11 +121,9 @@ static int send_mpi_acknowledged(mpix_zcopy_comm *zc, int slot_index, const void
 static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count, const mpix_layout_view *view,
                     mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
 {
-    mpix_zcopy_slot *slot = &zc->process->mailbox[slot_index];
+    mpix_zcopy_slot *slot = open_slot(zc, slot_index, header);
     int world = zc->world_rank[dest];
-    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
     header->kind = MPIX_ZCOPY_RTS;
-    header->slot = slot_index;
     header->help_offered = zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
@@ -172,7 +162,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
 
     if (header.bytes > zc->eager_bytes && !attachable) {
         zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        return send_mpi(buf, count, datatype, &header, dest, tag, comm);
+        return send_mpi(zc, -1, buf, count, datatype, &header, dest, tag, comm);
     }
     if ((rc = mpix_layout_view_get(datatype, count, &view)) != MPI_SUCCESS)
         return rc;
@@ -190,10 +180,8 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         zc->stats.sent[kind]++;
         if (kind == MPIX_ZCOPY_RTS)
             rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
-        else if (timed)
-            rc = send_mpi_acknowledged(zc, slot, buf, count, datatype, &header, dest, tag, comm);
         else
-            rc = send_mpi(buf, count, datatype, &header, dest, tag, comm);
+            rc = send_mpi(zc, slot, buf, count, datatype, &header, dest, tag, comm);
         if (slot >= 0)
             mpix_zcopy_slot_release(process, slot);
         if (timed && rc == MPI_SUCCESS)

@@ -22,7 +22,7 @@ typedef struct mpix_zcopy_costs {
 } mpix_zcopy_costs;
 
 /* Times of a layout's recent sends one way, timed until the receiver had the data. */
-enum { MPIX_PATH_SAMPLES = 5 };
+enum { MPIX_PATH_SAMPLES = 5 };   /* odd: the median is one of them */
 typedef struct mpix_path_samples {
     double seconds[MPIX_PATH_SAMPLES];   /* a ring, by count - 1 */
     int count;                           /* sends so far, the first untimed */
@@ -276,8 +276,8 @@ MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout
  * time, then remembered on the layout. */
 const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_limit);
 
-/* Write/read a few bytes of another process (the completion word, a directory entry,
- * a layout). 0 or an errno. */
+/* Write/read a few bytes of another process (a directory entry, a layout, a slot's
+ * state when its mailbox cannot be mapped). 0 or an errno. */
 int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length);
 int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length);
 

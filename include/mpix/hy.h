@@ -122,7 +122,7 @@ int MPIX_Hy_bcast(const void *sendbuf, int root, MPI_Win win);
  * @param[out] slot   address of a `void *` receiving this process's input slot (for MPI_IN_PLACE)
  * @param[out] result address of a `void *` receiving where this process reads the result:
  *                    the node's one copy, or, for vectors of at most `mpix_hy_small_bytes`
- *                    (env MPIX_HY_SMALL_BYTES, default 4096), this process's own copy
+ *                    (env MPIX_HY_SMALL_BYTES, default 2048), this process's own copy
  * @param[out] win    the operation
  * @return MPI_SUCCESS or an error code raised on @p hy_comm.
  */
@@ -134,7 +134,9 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  *
  * The node-level reduction is split among the node's processes, each reducing a slice
  * of the vector over all inputs (MPI_Reduce_local); leaders then combine nodes with
- * MPI_Allreduce over the bridge.
+ * MPI_Allreduce over the bridge. Each byte of @p sendbuf is copied into shared memory at
+ * most once (one slice of it not at all), so pass the input here rather than copying it
+ * into the slot first; MPI_IN_PLACE suits data produced in the slot.
  * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
  * @param win     from MPIX_Hy_allreduce_create
  * @return MPI_SUCCESS or an error code raised on @p win.

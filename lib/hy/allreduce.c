@@ -5,6 +5,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/hint.h"
+#include "common/relax.h"
 #include "common/topo.h"
 
 #include <sched.h>
@@ -12,18 +13,23 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Up to this many bytes a vector takes the barrier-free path. Measured with mpix-bench hy
- * at 2 ranks on the project's machine (docs/PERFORMANCE.md): 4 KiB took 0.55-0.61 us on
- * it against 0.65-0.66 us sliced, 6 KiB 0.69-0.82 against 0.67, 8 KiB 0.89 against 0.73
- * (Open MPI; MPICH: 4 KiB 0.68 us either way). */
-enum { DEFAULT_SMALL_BYTES = 4096, LINE = 64, SPIN_POLLS = 20000 };
+/* Up to this many bytes a vector takes the barrier-free path. Measured at 2 ranks on the
+ * project's machine (a throwaway loop over MPIX_Hy_allreduce with MPIX_HY_SMALL_BYTES=0
+ * and =100000, sizes 1-5 KiB): 2 KiB took 0.27 us barrier-free against 0.50 us sliced
+ * (Open MPI; MPICH 0.38 against 0.51), 2.5 KiB 0.49 against 0.50 (MPICH 0.59 against
+ * 0.55), 4 KiB 0.60 against 0.53 (MPICH 0.73 against 0.59). The step after 2 KiB is
+ * glibc's memcpy changing method on this CPU, which the barrier-free path pays twice. */
+enum { DEFAULT_SMALL_BYTES = 2048, LINE = 64, HEADER = 16, SPIN_POLLS = 20000 };
 
 /* Small-message layout, per node process p, in the shared buffer:
- *   slots[p][parity]: a cache line holding the call number, then the vector
+ *   slots[p][parity]: the call number, then from HEADER bytes on (aligned for any
+ *                     predefined type) the vector, rounded to cache lines: up to 48 bytes
+ *                     the reader's one miss brings number and data (8-256 B measured
+ *                     0.05-0.1 us faster than with the vector on the next line, 4 KiB the same)
  *   result[p]: p's own copy of the result
  *   input[p]: p's fixed input area, for MPI_IN_PLACE
  * and once for the node: global[parity], the leader's combined result (several nodes). */
-static size_t small_slot(const mpix_hy_op *op) { return LINE + op->small_data; }
+static size_t small_slot(const mpix_hy_op *op) { return op->small_slot; }
 static size_t small_per_process(const mpix_hy_op *op) { return 2 * small_slot(op) + 2 * op->small_data; }
 
 static char *small_slot_of(const mpix_hy_op *op, int process, unsigned parity)
@@ -51,13 +57,13 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
     int rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, DEFAULT_SMALL_BYTES, &small_bytes);
     op->small = vector <= small_bytes;
     op->small_data = ((size_t)vector + LINE - 1) / LINE * LINE;
+    op->small_slot = (HEADER + (size_t)vector + LINE - 1) / LINE * LINE;
     /* A peer that has a core of its own arrives within microseconds, and a yield costs
      * more than MPI's whole small allreduce here: poll long then. When the node's
      * processes outnumber its hardware threads, the peer may need this core: yield at once. */
     mpix_locality where;
     op->spin_polls = mpix_topo_locality(&where) == MPI_SUCCESS && node_size <= where.pus ? SPIN_POLLS : 0;
-    MPI_Aint bytes = op->small ? (MPI_Aint)(node_size * (2 * (LINE + op->small_data) + 2 * op->small_data) +
-                                            2 * op->small_data)
+    MPI_Aint bytes = op->small ? (MPI_Aint)(node_size * small_per_process(op) + 2 * op->small_data)
                                : vector * (node_size + 1); /* node_size input slots, then the vector */
     if (rc == MPI_SUCCESS)
         rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_ALLREDUCE, count, datatype, bytes, win);
@@ -94,18 +100,20 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
     mpix_hy_state *hy = op->hy;
     unsigned call = ++op->calls, parity = call & 1;
     char *mine = small_slot_of(op, hy->node_rank, parity);
-    int rc = mpix_hy_copy(op, mine + LINE, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->count);
+    int rc = mpix_hy_copy(op, mine + HEADER, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->count);
     atomic_store_explicit((_Atomic uint32_t *)mine, call, memory_order_release);
     for (int q = 0; q < hy->node_size; q++) {
         _Atomic uint32_t *published = (_Atomic uint32_t *)small_slot_of(op, q, parity);
         for (int poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
             if (poll > op->spin_polls)
                 sched_yield(); /* the writer may be waiting for this core */
+            else
+                mpix_cpu_relax(); /* a tight loop of loads keeps taking the line the writer needs */
     }
     if (rc == MPI_SUCCESS)
-        rc = mpix_hy_copy(op, op->small_result, small_slot_of(op, 0, parity) + LINE, op->count);
+        rc = mpix_hy_copy(op, op->small_result, small_slot_of(op, 0, parity) + HEADER, op->count);
     for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
-        rc = MPI_Reduce_local(small_slot_of(op, q, parity) + LINE, op->small_result, op->count, op->datatype, op->op);
+        rc = MPI_Reduce_local(small_slot_of(op, q, parity) + HEADER, op->small_result, op->count, op->datatype, op->op);
     if (hy->nodes > 1) {
         char *global = small_global(op, parity);
         if (hy->node_rank == 0) {
@@ -121,19 +129,64 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
     return mpix_raise_win(win, rc);
 }
 
+/* Elements [*first, *last) of the vector are @process's slice of the node reduction. */
+static void slice_of(const mpix_hy_op *op, int process, int *first, int *last)
+{
+    *first = (int)((long long)op->count * process / op->hy->node_size);
+    *last = (int)((long long)op->count * (process + 1) / op->hy->node_size);
+}
+
 int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into)
 {
     const mpix_hy_state *hy = op->hy;
     size_t element = (size_t)op->extent;
-    int first = (int)((long long)op->count * hy->node_rank / hy->node_size);
-    int last = (int)((long long)op->count * (hy->node_rank + 1) / hy->node_size);
-    int rc = MPI_SUCCESS;
+    int first, last, rc = MPI_SUCCESS;
+    slice_of(op, hy->node_rank, &first, &last);
     if (last > first) {
         rc = mpix_hy_copy(op, into + first * element, inputs + first * element, last - first);
         for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
             rc = MPI_Reduce_local(inputs + q * stride + first * element, into + first * element, last - first,
                                   op->datatype, op->op);
     }
+    return rc;
+}
+
+/* Out of place, every input byte is copied once: slice s of the result starts as the
+ * input of process s+1 (mod node_size), which writes it straight there; the others
+ * write their part of slice s into their slots; process s reduces its own part from
+ * @sendbuf, where it is. Against copying every input into a slot and reducing slots,
+ * this moves half the bytes at 2 processes. Call between the barriers around the writes. */
+static int write_inputs(const mpix_hy_op *op, const char *sendbuf)
+{
+    const mpix_hy_state *hy = op->hy;
+    size_t element = (size_t)op->extent;
+    int first, last, rc = MPI_SUCCESS;
+    for (int s = 0; s < hy->node_size && rc == MPI_SUCCESS; s++) {
+        slice_of(op, s, &first, &last);
+        if (s == hy->node_rank && hy->node_size > 1)
+            continue;
+        char *into = (s + 1) % hy->node_size == hy->node_rank
+                         ? op->result
+                         : op->slots + (size_t)hy->node_rank * op->count * element;
+        rc = mpix_hy_copy(op, into + first * element, sendbuf + first * element, last - first);
+    }
+    return rc;
+}
+
+static int reduce_own_slice(const mpix_hy_op *op, const char *sendbuf)
+{
+    const mpix_hy_state *hy = op->hy;
+    size_t element = (size_t)op->extent, vector = (size_t)op->count * element;
+    int first, last, rc = MPI_SUCCESS, base = (hy->node_rank + 1) % hy->node_size;
+    slice_of(op, hy->node_rank, &first, &last);
+    if (last == first || base == hy->node_rank) /* one process: write_inputs copied it all */
+        return MPI_SUCCESS;
+    char *into = op->result + first * element;
+    rc = MPI_Reduce_local(sendbuf + first * element, into, last - first, op->datatype, op->op);
+    for (int q = 0; q < hy->node_size && rc == MPI_SUCCESS; q++)
+        if (q != hy->node_rank && q != base)
+            rc = MPI_Reduce_local(op->slots + q * vector + first * element, into, last - first, op->datatype,
+                                  op->op);
     return rc;
 }
 
@@ -171,11 +224,12 @@ MPIX_API int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win)
 
     MPIX_Win_spin_barrier(win); /* everyone on the node is done reading the last result */
     if (sendbuf != MPI_IN_PLACE)
-        rc = mpix_hy_copy(op, op->slots + hy->node_rank * vector, sendbuf, op->count);
+        rc = write_inputs(op, sendbuf);
     MPIX_Win_spin_barrier(win); /* every input of this node is written */
 
     if (rc == MPI_SUCCESS)
-        rc = mpix_hy_reduce_slice(op, op->slots, vector, op->result);
+        rc = sendbuf == MPI_IN_PLACE ? mpix_hy_reduce_slice(op, op->slots, vector, op->result)
+                                     : reduce_own_slice(op, sendbuf);
     MPIX_Win_spin_barrier(win); /* the node's vector is complete */
     if (hy->nodes == 1)
         return mpix_raise_win(win, rc);

@@ -47,6 +47,7 @@ typedef struct mpix_hy_op {
     unsigned calls;            /* this process's completed calls */
     int spin_polls;            /* polls before yielding */
     size_t small_data;         /* vector bytes rounded to cache lines */
+    size_t small_slot;         /* call number and vector, rounded to cache lines */
     char *small_input;         /* this process's fixed input area (MPI_IN_PLACE) */
     char *small_result;        /* this process's copy of the result */
     /* allgather, leader, non-block placement: */

@@ -140,8 +140,10 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
  * @param win     from MPIX_Hy_allreduce_create
  * @return MPI_SUCCESS or an error code raised on @p win.
- * @par Complexity three node barriers, count/(node size) reductions per process, one
- *      MPI_Allreduce among leaders, one post/wait.
+ * @par Complexity above the small-vector threshold: three node barriers, each process
+ *      reduces count/(node size) elements over all node inputs; at or below it no
+ *      barrier, each process reduces all count elements into its own copy. Several
+ *      nodes add one MPI_Allreduce among leaders and one post/wait.
  */
 int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win);
 

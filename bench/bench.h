@@ -28,6 +28,21 @@ typedef void (*bench_fn)(void *context, int iterations);
  * and takes the slowest rank; returns min and median over the timed samples. */
 bench_stats bench_time(const bench_options *options, bench_fn fn, void *context, int iterations);
 
+typedef struct bench_case {
+    bench_fn fn;
+    void *context;
+} bench_case;
+
+/* Time @cases operations that are to be compared, their samples interleaved (round r
+ * runs every case once, in reverse order on odd rounds) so that a change of the
+ * machine's speed during the run weighs on all of them alike; @stats[c] as bench_time. */
+void bench_time_together(const bench_options *options, int cases, const bench_case *each, int iterations,
+                         bench_stats *stats);
+
+/* bench_time_together for the usual pair: an MPIX path and its MPI baseline. */
+void bench_time_pair(const bench_options *options, bench_fn mpix_fn, void *mpix_context, bench_fn baseline_fn,
+                     void *baseline_context, int iterations, bench_stats *mpix, bench_stats *baseline);
+
 /* Rank 0 prints one row: the mpix figure, its baseline, and baseline/mpix. @bytes > 0
  * adds bandwidth in GB/s from the medians. */
 void bench_row(const bench_options *options, const char *subcommand, const char *case_name, size_t bytes,

@@ -87,18 +87,15 @@ int bench_hy(const bench_options *options)
             bench_stats hy_time, mpi_time;
             if (kind == 0) {
                 MPIX_Hy_allgather_create(hy, c.count, MPI_DOUBLE, &result, &c.win);
-                hy_time = bench_time(options, hy_allgather, &c, iterations);
-                mpi_time = bench_time(options, mpi_allgather, &c, iterations);
+                bench_time_pair(options, hy_allgather, &c, mpi_allgather, &c, iterations, &hy_time, &mpi_time);
                 snprintf(name, sizeof name, "allgather (bytes per process)");
             } else if (kind == 1) {
                 MPIX_Hy_bcast_create(hy, c.count, MPI_DOUBLE, &result, &c.win);
-                hy_time = bench_time(options, hy_bcast, &c, iterations);
-                mpi_time = bench_time(options, mpi_bcast, &c, iterations);
+                bench_time_pair(options, hy_bcast, &c, mpi_bcast, &c, iterations, &hy_time, &mpi_time);
                 snprintf(name, sizeof name, "bcast (root 0, data in place)");
             } else {
                 MPIX_Hy_allreduce_create(hy, c.count, MPI_DOUBLE, MPI_SUM, &slot, &result, &c.win);
-                hy_time = bench_time(options, hy_allreduce, &c, iterations);
-                mpi_time = bench_time(options, mpi_allreduce, &c, iterations);
+                bench_time_pair(options, hy_allreduce, &c, mpi_allreduce, &c, iterations, &hy_time, &mpi_time);
                 snprintf(name, sizeof name, "allreduce (MPI_SUM)");
             }
             bench_row(options, "hy", name, (size_t)bytes, hy_time, mpi_time);

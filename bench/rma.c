@@ -114,6 +114,19 @@ static void transfer_burst(void *context, int iterations)
     MPI_Win_unlock(1, t->w->win);
 }
 
+/* Every window kind, samples interleaved: @time[kind]. */
+static void time_kinds(const bench_options *options, rma_window *windows, char *buffer, int bytes, int get, int burst,
+                       int iterations, bench_stats *time)
+{
+    transfer each[KINDS];
+    bench_case cases[KINDS];
+    for (int kind = 0; kind < KINDS; kind++) {
+        each[kind] = (transfer){ &windows[kind], buffer, bytes, get, burst, options->rank };
+        cases[kind] = (bench_case){ transfer_burst, &each[kind] };
+    }
+    bench_time_together(options, KINDS, cases, iterations, time);
+}
+
 static void experiment_windows(const bench_options *options, rma_window *windows, char *buffer)
 {
     int latency_iterations = options->quick ? 200 : 1000, bandwidth_iterations = options->quick ? 5 : 20;
@@ -123,29 +136,24 @@ static void experiment_windows(const bench_options *options, rma_window *windows
                   "the same on MPI_Win_allocate memory");
     for (int get = 0; get < 2; get++) {
         for (int bytes = 8; bytes <= 65536; bytes *= step) {
-            transfer base = { &windows[MEMORY_ALLOCATE], buffer, bytes, get, 1, options->rank };
-            bench_stats base_time = bench_time(options, transfer_burst, &base, latency_iterations);
+            bench_stats time[KINDS];
+            time_kinds(options, windows, buffer, bytes, get, 1, latency_iterations, time);
             for (int kind = 1; kind < KINDS; kind++) {
-                transfer t = { &windows[kind], buffer, bytes, get, 1, options->rank };
                 char name[96];
                 snprintf(name, sizeof name, "%s latency, %s vs MPI_Win_allocate", get ? "get" : "put", kind_names[kind]);
-                bench_row(options, "rma", name, bytes, bench_time(options, transfer_burst, &t, latency_iterations),
-                          base_time);
+                bench_row(options, "rma", name, bytes, time[kind], time[MEMORY_ALLOCATE]);
             }
         }
     }
     for (int get = 0; get < 2; get++) {
         for (int bytes = 65536; bytes <= 4 << 20; bytes *= step) {
-            transfer base = { &windows[MEMORY_ALLOCATE], buffer, bytes, get, 16, options->rank };
-            bench_stats base_time = bench_time(options, transfer_burst, &base, bandwidth_iterations);
             bench_stats kind_time[KINDS];
+            time_kinds(options, windows, buffer, bytes, get, 16, bandwidth_iterations, kind_time);
             for (int kind = 1; kind < KINDS; kind++) {
-                transfer t = { &windows[kind], buffer, bytes, get, 16, options->rank };
                 char name[96];
-                kind_time[kind] = bench_time(options, transfer_burst, &t, bandwidth_iterations);
                 snprintf(name, sizeof name, "%s bandwidth, %s vs MPI_Win_allocate", get ? "get" : "put",
                          kind_names[kind]);
-                bench_row(options, "rma", name, 16 * (size_t)bytes, kind_time[kind], base_time);
+                bench_row(options, "rma", name, 16 * (size_t)bytes, kind_time[kind], kind_time[MEMORY_ALLOCATE]);
             }
             /* The target of issue 7: dynamic storage against dynamic memory. */
             char name[96];
@@ -201,12 +209,17 @@ static void experiment_completion(const bench_options *options, rma_window *w, c
             completion by_flush = { w, buffer, bytes, get, BY_FLUSH, options->rank };
             completion by_unlock = { w, buffer, bytes, get, BY_UNLOCK, options->rank };
             int scaled = bytes > 65536 ? iterations / 20 + 1 : iterations;
-            bench_stats unlock_time = bench_time(options, complete_one, &by_unlock, scaled);
+            bench_stats time[3];
+            bench_time_together(options, 3,
+                                (bench_case[]){ { complete_one, &by_local },
+                                                { complete_one, &by_flush },
+                                                { complete_one, &by_unlock } },
+                                scaled, time);
             char name[96];
             snprintf(name, sizeof name, "%s + flush_local vs unlock", get ? "get" : "put");
-            bench_row(options, "rma", name, bytes, bench_time(options, complete_one, &by_local, scaled), unlock_time);
+            bench_row(options, "rma", name, bytes, time[0], time[2]);
             snprintf(name, sizeof name, "%s + flush vs unlock", get ? "get" : "put");
-            bench_row(options, "rma", name, bytes, bench_time(options, complete_one, &by_flush, scaled), unlock_time);
+            bench_row(options, "rma", name, bytes, time[1], time[2]);
         }
     }
 }
@@ -316,8 +329,10 @@ static void experiment_get_compute_put(const bench_options *options, rma_window 
         double communication = bench_time(options, gcp, &variant[NO_OVERLAP], 1).median / BLOCKS;
         for (int v = 0; v < 4; v++)
             variant[v].compute_seconds = 1.5 * communication;
-        for (int v = 0; v < 4; v++)
-            time[v] = bench_time(options, gcp, &variant[v], 1);
+        bench_time_together(options, 4,
+                            (bench_case[]){ { gcp, &variant[0] }, { gcp, &variant[1] }, { gcp, &variant[2] },
+                                            { gcp, &variant[3] } },
+                            1, time);
         bench_row(options, "rma", "gcp request-based vs lock/unlock", bytes, time[REQUEST_OVERLAP], time[LOCK_OVERLAP]);
         bench_row(options, "rma", "gcp request-based vs no overlap", bytes, time[REQUEST_OVERLAP], time[NO_OVERLAP]);
         bench_row(options, "rma", "gcp lock/unlock vs no overlap", bytes, time[LOCK_OVERLAP], time[NO_OVERLAP]);

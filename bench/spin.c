@@ -75,11 +75,11 @@ int bench_spin(const bench_options *options)
     context.leader_data = leader;
 
     bench_heading(options, "spin", "spin-synchronized shared window (MPIX_Win_spin_*)", "MPI_Barrier on the node");
-    bench_row(options, "spin", "barrier vs MPI_Barrier", 0, bench_time(options, spin_barriers, &context, iterations),
-              bench_time(options, mpi_barriers, &context, iterations));
-    bench_row(options, "spin", "post+wait+barrier vs 2 MPI_Barrier", 0,
-              bench_time(options, spin_rounds, &context, iterations),
-              bench_time(options, mpi_rounds, &context, iterations));
+    bench_stats spin_time, mpi_time;
+    bench_time_pair(options, spin_barriers, &context, mpi_barriers, &context, iterations, &spin_time, &mpi_time);
+    bench_row(options, "spin", "barrier vs MPI_Barrier", 0, spin_time, mpi_time);
+    bench_time_pair(options, spin_rounds, &context, mpi_rounds, &context, iterations, &spin_time, &mpi_time);
+    bench_row(options, "spin", "post+wait+barrier vs 2 MPI_Barrier", 0, spin_time, mpi_time);
     MPIX_Win_free(&context.win);
     MPI_Comm_free(&context.comm);
     return 0;

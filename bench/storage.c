@@ -121,17 +121,20 @@ static void bench_put_get(const bench_options *options)
             transfer on_streaming = { &streaming, buffer, bytes, get, options->rank };
             transfer on_created = { &created, buffer, bytes, get, options->rank };
             transfer on_allocated = { &allocated, buffer, bytes, get, options->rank };
-            bench_stats storage_time = bench_time(options, one_sided, &on_storage, iterations);
+            bench_stats time[4]; /* storage, sequential storage, created, allocated */
+            bench_time_together(options, 4,
+                                (bench_case[]){ { one_sided, &on_storage },
+                                                { one_sided, &on_streaming },
+                                                { one_sided, &on_created },
+                                                { one_sided, &on_allocated } },
+                                iterations, time);
             char name[64];
             snprintf(name, sizeof name, "%s vs MPI_Win_create", get ? "get" : "put");
-            bench_row(options, "storage", name, bytes, storage_time,
-                      bench_time(options, one_sided, &on_created, iterations));
+            bench_row(options, "storage", name, bytes, time[0], time[2]);
             snprintf(name, sizeof name, "%s vs MPI_Win_allocate", get ? "get" : "put");
-            bench_row(options, "storage", name, bytes, storage_time,
-                      bench_time(options, one_sided, &on_allocated, iterations));
+            bench_row(options, "storage", name, bytes, time[0], time[3]);
             snprintf(name, sizeof name, "%s, sequential vs MPI_Win_create", get ? "get" : "put");
-            bench_row(options, "storage", name, bytes, bench_time(options, one_sided, &on_streaming, iterations),
-                      bench_time(options, one_sided, &on_created, iterations));
+            bench_row(options, "storage", name, bytes, time[1], time[2]);
         }
     }
     free(buffer);
@@ -207,12 +210,17 @@ static void bench_stream(const bench_options *options)
         stream on_memory = { &memory, kernel, options->rank, segment, buffer, 0 };
         stream on_storage = { &storage, kernel, options->rank, segment, buffer, 0 };
         stream on_combined = { &combined, kernel, options->rank, segment, buffer, 0 };
-        bench_stats memory_time = bench_time(options, stream_kernel, &on_memory, 1);
+        bench_stats time[3]; /* memory, storage, combined */
+        bench_time_together(options, 3,
+                            (bench_case[]){ { stream_kernel, &on_memory },
+                                            { stream_kernel, &on_storage },
+                                            { stream_kernel, &on_combined } },
+                            1, time);
         char name[64];
         snprintf(name, sizeof name, "mSTREAM %s, storage", kernel_names[kernel]);
-        bench_row(options, "storage", name, size, bench_time(options, stream_kernel, &on_storage, 1), memory_time);
+        bench_row(options, "storage", name, size, time[1], time[0]);
         snprintf(name, sizeof name, "mSTREAM %s, combined 0.5", kernel_names[kernel]);
-        bench_row(options, "storage", name, size, bench_time(options, stream_kernel, &on_combined, 1), memory_time);
+        bench_row(options, "storage", name, size, time[2], time[0]);
     }
     free(buffer);
     free_window(&memory, 0);
@@ -278,8 +286,9 @@ static void bench_checkpoint(const bench_options *options)
         by_sync.stride = by_io.stride = page * 100 / percents[p];
         char name[64];
         snprintf(name, sizeof name, "checkpoint, %d%% of pages changed", percents[p]);
-        bench_row(options, "storage", name, size, bench_time(options, checkpoint_by_sync, &by_sync, 1),
-                  bench_time(options, checkpoint_by_mpi_io, &by_io, 1));
+        bench_stats sync_time, io_time;
+        bench_time_pair(options, checkpoint_by_sync, &by_sync, checkpoint_by_mpi_io, &by_io, 1, &sync_time, &io_time);
+        bench_row(options, "storage", name, size, sync_time, io_time);
     }
     MPI_File_close(&by_io.file);
     if (options->rank == 0)

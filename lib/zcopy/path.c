@@ -4,17 +4,20 @@
  * own sends, because MPI's datatype engine varies by MPI and machine more than a model
  * can follow.
  *
- * Learning: the first send each way is not timed (cold caches, layouts not yet read, a
- * peer not yet in its receive); then the ways alternate until each has SAMPLES timed
- * sends, so both see the same conditions. A way's figure is the median of its last
- * SAMPLES sends; the faster way is taken, and one send in EXPLORE takes the other for a
- * fresh sample. On the development VM the first dozens of messages of a layout run up to
- * 10x slower than later ones and both ways' times jump between runs, so figures that
- * keep being renewed, robust to single outliers either way, decide better than a trial
- * decided once (an earlier design settled on the slower way for most layouts). */
+ * Learning goes by bursts of BURST sends one way, the first untimed: the first send after
+ * a change of way runs cold (on the development VM a zero-copy send right after MPI
+ * sends took 40-55 us where back-to-back ones took 21 us, NAS MG y-face), so a sample
+ * taken there says little about the way. Bursts alternate until each way has SAMPLES
+ * timed sends; a way's figure is the median of its last SAMPLES, and the faster one is
+ * taken. Then every EXPLORE sends open with a duel: a burst the other way, a burst the
+ * taken way, and only duels are timed, so both figures come from the same minutes (this
+ * VM's speed drifts by 1.5x over minutes, and a figure of the taken way renewed at every
+ * send against one of the other way from long ago flips the choice on a drift). An
+ * earlier design took single samples in between sends of the other way and settled on
+ * MPI for layouts where zero-copy was 1.4-1.6x faster. */
 #include "zcopy.h"
 
-enum { EXPLORE = 32 };
+enum { EXPLORE = 64, BURST = 4 };
 
 /* Whether MPI's datatype engine clearly beats both kernel copies for this layout: by
  * more than the model's error, a quarter, since on a tie the single copy leaves the
@@ -52,24 +55,28 @@ int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, in
     }
     if (!view->id)
         return MPIX_ZCOPY_RTS;   /* a layout made for this call only: nothing to learn on */
-    *timed = 1;
     mpix_path_samples *zcopy = &layout->zcopy_samples, *mpi = &layout->mpi_samples;
-    if (zcopy->count <= MPIX_PATH_SAMPLES || mpi->count <= MPIX_PATH_SAMPLES)
-        return zcopy->count <= mpi->count ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    int faster = median_of(mpi) < median_of(zcopy) ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
-    if (++layout->decided_sends % EXPLORE == 0)
-        return faster == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    if (faster == MPIX_ZCOPY_MPI) {
-        zc->stats.sent_slower++;
-        *timed = 0; /* a zero-copy send is timed at no cost; an MPI one needs the receiver's word */
+    int phase = layout->phase;
+    if (phase == 0) {
+        int learning = zcopy->count < MPIX_PATH_SAMPLES || mpi->count < MPIX_PATH_SAMPLES;
+        layout->period = learning ? 2 * BURST : EXPLORE; /* learning: duels back to back */
+        if (learning)
+            layout->taken = zcopy->count <= mpi->count ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS; /* duel the other first */
+        else
+            layout->taken = median_of(mpi) < median_of(zcopy) ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
     }
-    return faster;
+    layout->phase = phase + 1 == layout->period ? 0 : phase + 1;
+    int other = layout->taken == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
+    *timed = phase < 2 * BURST && phase % BURST != 0;
+    if (phase < BURST)
+        return other;
+    if (layout->taken == MPIX_ZCOPY_MPI)
+        zc->stats.sent_slower++;
+    return layout->taken;
 }
 
 void mpix_zcopy_path_sample(mpix_layout *layout, int kind, double seconds)
 {
     mpix_path_samples *samples = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_samples : &layout->mpi_samples;
-    if (samples->count > 0) /* the first is untimed */
-        samples->seconds[(samples->count - 1) % MPIX_PATH_SAMPLES] = seconds;
-    samples->count++;
+    samples->seconds[samples->count++ % MPIX_PATH_SAMPLES] = seconds;
 }

@@ -24,8 +24,8 @@ typedef struct mpix_zcopy_costs {
 /* Times of a layout's recent sends one way, timed until the receiver had the data. */
 enum { MPIX_PATH_SAMPLES = 5 };   /* odd: the median is one of them */
 typedef struct mpix_path_samples {
-    double seconds[MPIX_PATH_SAMPLES];   /* a ring, by count - 1 */
-    int count;                           /* sends so far, the first untimed */
+    double seconds[MPIX_PATH_SAMPLES];   /* a ring, by count */
+    int count;                           /* timed sends so far */
 } mpix_path_samples;
 
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
@@ -38,7 +38,8 @@ typedef struct mpix_layout {
     mpix_zcopy_costs costs;
     /* A sender's recent sends of this layout each way (path.c). */
     mpix_path_samples zcopy_samples, mpi_samples;
-    unsigned long decided_sends;
+    int phase, period;           /* place in path.c's cycle of a duel and decided sends */
+    int taken;                   /* the way taken until the next duel */
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);

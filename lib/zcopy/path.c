@@ -7,7 +7,8 @@
  * Learning goes by bursts of BURST sends one way, the first untimed: the first send after
  * a change of way runs cold (on the development VM a zero-copy send right after MPI
  * sends took 40-55 us where back-to-back ones took 21 us, NAS MG y-face), so a sample
- * taken there says little about the way. Bursts alternate until each way has SAMPLES
+ * taken there says little about the way; the layout's first duel is not timed at all
+ * (its first sends each way run up to 10x slower than later ones). Bursts alternate until each way has SAMPLES
  * timed sends; a way's figure is the median of its last SAMPLES, and the faster one is
  * taken. Then every EXPLORE sends open with a duel: a burst the other way, a burst the
  * taken way, and only duels are timed, so both figures come from the same minutes (this
@@ -67,7 +68,9 @@ int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, in
     }
     layout->phase = phase + 1 == layout->period ? 0 : phase + 1;
     int other = layout->taken == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    *timed = phase < 2 * BURST && phase % BURST != 0;
+    *timed = phase < 2 * BURST && phase % BURST != 0 && layout->warmed_up;
+    if (phase == 2 * BURST - 1)
+        layout->warmed_up = 1; /* the layout's first duel warms it up, untimed */
     if (phase < BURST)
         return other;
     if (layout->taken == MPIX_ZCOPY_MPI)

@@ -8,9 +8,9 @@
  * a change of way runs cold (on the development VM a zero-copy send right after MPI
  * sends took 40-55 us where back-to-back ones took 21 us, NAS MG y-face), so a sample
  * taken there says little about the way; the layout's first duel is not timed at all
- * (its first sends each way run up to 10x slower than later ones). Bursts alternate until each way has SAMPLES
- * timed sends; a way's figure is the median of its last SAMPLES, and the faster one is
- * taken. Then every EXPLORE sends open with a duel: a burst the other way, a burst the
+ * (its first sends each way run up to 10x slower than later ones). Duels follow one
+ * another until each way has SAMPLES timed sends; a way's figure is the median of its
+ * last SAMPLES, and the faster one is taken. Then every EXPLORE sends open with a duel: a burst the other way, a burst the
  * taken way, and only duels are timed, so both figures come from the same minutes (this
  * VM's speed drifts by 1.5x over minutes, and a figure of the taken way renewed at every
  * send against one of the other way from long ago flips the choice on a drift). An
@@ -73,7 +73,7 @@ int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, in
         layout->warmed_up = 1; /* the layout's first duel warms it up, untimed */
     if (phase < BURST)
         return other;
-    if (layout->taken == MPIX_ZCOPY_MPI)
+    if (layout->taken == MPIX_ZCOPY_MPI && layout->period == EXPLORE) /* decided, not learning */
         zc->stats.sent_slower++;
     return layout->taken;
 }

@@ -122,7 +122,7 @@ enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGE
 typedef struct mpix_zcopy_stats {
     unsigned long sent[4];            /* by MPIX_ZCOPY_EAGER / _MPI / _RTS */
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
-    unsigned long sent_slower;        /* of sent[MPI]: the trial found zero-copy slower */
+    unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */

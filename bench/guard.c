@@ -29,14 +29,20 @@ static void run_sor(void *context, int iterations)
     MPIX_Guard_complete_all();
 }
 
-static bench_stats time_method(const bench_options *options, int n, enum sor_method method, int iterations)
+/* The three versions on grids of their own, samples interleaved: @time[method]. */
+static void time_methods(const bench_options *options, int n, int iterations, bench_stats time[3])
 {
-    sor_context context = { .method = method };
-    if (sor_init(&context.grid, options->comm, n, n) != 0)
-        MPI_Abort(options->comm, 1);
-    bench_stats stats = bench_time(options, run_sor, &context, iterations);
-    sor_free(&context.grid);
-    return stats;
+    sor_context context[3];
+    bench_case cases[3];
+    for (int method = SOR_BLOCKING; method <= SOR_OVERLAP; method++) {
+        context[method].method = method;
+        if (sor_init(&context[method].grid, options->comm, n, n) != 0)
+            MPI_Abort(options->comm, 1);
+        cases[method] = (bench_case){ run_sor, &context[method] };
+    }
+    bench_time_together(options, 3, cases, iterations, time);
+    for (int method = SOR_BLOCKING; method <= SOR_OVERLAP; method++)
+        sor_free(&context[method].grid);
 }
 
 /* mprotect calls and faults per iteration, counted over a separate run with chains on
@@ -78,9 +84,9 @@ int bench_guard(const bench_options *options)
             iterations /= 8;
         if (iterations < 2)
             iterations = 2;
-        bench_stats blocking = time_method(options, n, SOR_BLOCKING, iterations);
-        bench_stats guarded = time_method(options, n, SOR_GUARDED, iterations);
-        bench_stats overlap = time_method(options, n, SOR_OVERLAP, iterations);
+        bench_stats time[3];
+        time_methods(options, n, iterations, time);
+        bench_stats blocking = time[SOR_BLOCKING], guarded = time[SOR_GUARDED], overlap = time[SOR_OVERLAP];
         snprintf(name, sizeof name, "sor %dx%d guarded vs blocking", n, n);
         bench_row(options, "guard", name, 0, guarded, blocking);
         snprintf(name, sizeof name, "sor %dx%d overlap vs blocking", n, n);

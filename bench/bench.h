@@ -60,6 +60,9 @@ void bench_note(const bench_options *options, const char *text);
  * Free with free(). */
 void *bench_buffer_alloc(const bench_options *options, size_t bytes);
 
+/* The directory for scratch files: $MPIX_BENCH_DIR, or /tmp. */
+const char *bench_dir(void);
+
 /* Subcommands; each returns 0 on success. */
 int bench_common(const bench_options *options);
 int bench_storage(const bench_options *options);

@@ -32,9 +32,7 @@ static MPI_Info storage_info(const bench_options *options, const char *name)
 {
     char path[1024];
     MPI_Info info;
-    const char *dir = getenv("MPIX_BENCH_DIR");
-    snprintf(path, sizeof path, "%s/mpix-bench-rma-%s-%d-%d", dir && *dir ? dir : "/tmp", name, (int)getppid(),
-             options->rank);
+    snprintf(path, sizeof path, "%s/mpix-bench-rma-%s-%d-%d", bench_dir(), name, (int)getppid(), options->rank);
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_type", "storage");
     MPI_Info_set(info, "storage_alloc_filename", path);

@@ -22,12 +22,6 @@ typedef struct window {
     int storage; /* made by mpix on storage: free with MPIX_Win_free */
 } window;
 
-static const char *bench_dir(void)
-{
-    const char *dir = getenv("MPIX_BENCH_DIR");
-    return dir && *dir ? dir : "/tmp";
-}
-
 static window storage_window(const bench_options *options, long long size, const char *name, const char *factor,
                              const char *access_style)
 {

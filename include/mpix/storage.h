@@ -23,6 +23,11 @@
  * - `access_style`, `file_perm`, `striping_factor`, `striping_unit`: MPI-IO reserved hints
  * - `mpix_storage_node_memory` / env `MPIX_STORAGE_NODE_MEMORY`: bytes the node offers
  *   to `auto` (default: available memory within the job's cgroup limit)
+ * - `mpix_storage_tracking` / env `MPIX_STORAGE_TRACKING`: `auto` (default) | `page` |
+ *   `huge`: dirty tracking per 4 KiB page or per 2 MiB folio between syncs; `auto`
+ *   picks at each MPIX_Win_sync from the share of pages that changed
+ * - `mpix_storage_huge_percent` / env `MPIX_STORAGE_HUGE_PERCENT`: that share, in
+ *   percent, from which `auto` tracks per 2 MiB (default 6)
  *
  * @par Consistency
  * RMA and load/store complete in the page cache, as for any window. MPIX_Win_sync()
@@ -148,7 +153,10 @@ int MPIX_Win_detach(MPI_Win win, const void *base);
  * @param win any window
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
- *      window size (the kernel tracks dirty pages of shared file mappings).
+ *      window size (the kernel tracks dirty pages of shared file mappings), in units of
+ *      the tracking granularity: 4 KiB, or 2 MiB once `mpix_storage_tracking=auto` has
+ *      seen dense changes (then about the cost of writing the whole window once). A
+ *      granularity switch also drops and re-reads the cached pages (docs/storage.md).
  */
 int MPIX_Win_sync(MPI_Win win);
 
@@ -172,8 +180,11 @@ int MPIX_Win_free(MPI_Win *win);
  * `storage_alloc_offset` (where this rank's segment starts in the file),
  * `storage_alloc_factor` (the fraction actually in memory, after page rounding or
  * `auto`), `storage_alloc_order`, `storage_alloc_unlink`, `storage_alloc_discard`,
- * `access_style`, `file_perm`, and the striping hints as given (accepted, not applied:
- * they need a striped file system such as Lustre). For other windows it is
+ * `access_style`, `file_perm`, `mpix_storage_tracking`, `mpix_storage_huge_percent`,
+ * the read-only `mpix_storage_tracking_bytes` (granularity until the next sync: the page
+ * size or 2097152) and `mpix_storage_tracking_probe` (`true` while a sample of the window
+ * is tracked by page to measure the share of changed pages), and the striping hints as given (accepted, not applied: they need a
+ * striped file system such as Lustre). For other windows it is
  * MPI_Win_get_info.
  * @param win the window
  * @param[out] info_used a new info object; free it with MPI_Info_free

@@ -14,6 +14,7 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     memset(config, 0, sizeof *config);
     config->file_perm = 0600;
     config->node_memory = -1;
+    config->huge_percent = MPIX_STORAGE_DEFAULT_HUGE_PERCENT;
     config->verbose = mpix_verbose_enabled(info);
 
 #define GET(id) \
@@ -36,6 +37,8 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     GET(MPIX_HINT_STRIPING_FACTOR) config->striping_factor = value.integer;
     GET(MPIX_HINT_STRIPING_UNIT) config->striping_unit = value.integer;
     GET(MPIX_HINT_STORAGE_NODE_MEMORY) config->node_memory = value.integer;
+    GET(MPIX_HINT_STORAGE_TRACKING) config->tracking = value.keyword;
+    GET(MPIX_HINT_STORAGE_HUGE_PERCENT) config->huge_percent = value.number;
 #undef GET
 
     if (config->storage && config->filename[0] == '\0')

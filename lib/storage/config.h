@@ -5,6 +5,11 @@
 #include <limits.h>
 #include <mpi.h>
 
+/* Fraction of pages (percent) changed between two syncs from which tracking changes per
+ * 2 MiB is cheaper than per page: where the two checkpoint costs cross in mpix-bench
+ * storage on the development VM (docs/storage.md, Costs). */
+#define MPIX_STORAGE_DEFAULT_HUGE_PERCENT 6.0
+
 typedef struct mpix_storage_config {
     int storage;                /* alloc_type=storage */
     char filename[PATH_MAX];
@@ -19,6 +24,8 @@ typedef struct mpix_storage_config {
     long long striping_factor;  /* 0: not given */
     long long striping_unit;    /* 0: not given */
     long long node_memory;      /* -1: detect */
+    int tracking;               /* mpix_storage_tracking: MPIX_TRACKING_* */
+    double huge_percent;        /* mpix_storage_huge_percent */
     int verbose;                /* mpix_verbose / MPIX_VERBOSE */
 } mpix_storage_config;
 

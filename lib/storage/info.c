@@ -46,8 +46,17 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
     const mpix_segment *mine = &state->region.mine;
     set_text(*info_used, MPIX_HINT_ALLOC_TYPE, mine->storage_bytes > 0 || config->storage ? "storage" : "memory");
     if (mine->storage_bytes > 0) {
+        static const char *policies[] = { "auto", "page", "huge" }; /* MPIX_TRACKING_* */
+        const mpix_storage_tracking *tracking = &state->region.tracking;
         set_text(*info_used, MPIX_HINT_STORAGE_FILENAME, state->region.file.path);
         set_number(*info_used, MPIX_HINT_STORAGE_OFFSET, "%.0f", (double)(mine->file_offset + mine->shift));
+        set_text(*info_used, MPIX_HINT_STORAGE_TRACKING, policies[tracking->policy]);
+        set_number(*info_used, MPIX_HINT_STORAGE_HUGE_PERCENT, "%g", config->huge_percent);
+        /* Read-only: what the kernel is asked to track changes by until the next sync. */
+        char granularity[32];
+        snprintf(granularity, sizeof granularity, "%lld", mpix_tracking_granularity(tracking));
+        MPI_Info_set(*info_used, "mpix_storage_tracking_bytes", granularity);
+        MPI_Info_set(*info_used, "mpix_storage_tracking_probe", tracking->probing ? "true" : "false");
     }
     set_number(*info_used, MPIX_HINT_STORAGE_FACTOR, "%.6g",
                mine->size > 0 ? (double)mine->memory_bytes / (double)mine->size : 1.0);

@@ -62,9 +62,15 @@ int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *seg
     if (!region->segments || !region->segment_at || !region->segment_base)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory describing %d window segments", count);
     memcpy(region->segments, segments, count * sizeof *segments);
-    for (int i = 0; i < count; i++)
+    /* This process's storage part at a virtual address congruent to its file offset
+     * modulo 2 MiB: 2 MiB folios (tracking.h) then map whole. */
+    long long storage_position = 0;
+    for (int i = 0; i < count; i++) {
+        if (i == mine_index)
+            storage_position = total + mpix_segment_storage_offset(&segments[i]);
         total += mpix_segment_footprint(&segments[i]);
-    rc = mpix_address_range_reserve(total, &region->reserved);
+    }
+    rc = mpix_address_range_reserve(total, segments[mine_index].file_offset - storage_position, &region->reserved);
     if (rc != MPI_SUCCESS)
         return rc;
     region->reserved_length = total > 0 ? total : mpix_page_size();
@@ -77,15 +83,25 @@ int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *seg
     /* Every process's mapping gets the advice: folios are sized by whoever touches first. */
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
         mpix_segment_advise(&segments[i], region->segment_at[i], region->config.access_style);
+    if (rc == MPI_SUCCESS) {
+        char *start;
+        long long length;
+        mpix_segment_storage_part(&segments[mine_index], region->segment_at[mine_index], &start, &length);
+        mpix_tracking_start(&region->tracking, &region->config, start, length);
+    }
     return rc;
 }
 
 int mpix_storage_region_sync(mpix_storage_region *region)
 {
+    const mpix_segment *mine;
+    char *start;
+    long long length;
     if (!region->reserved)
         return MPI_SUCCESS;
-    return mpix_segment_sync(&region->segments[region->my_segment], region->segment_at[region->my_segment],
-                             region->file.path);
+    mine = &region->segments[region->my_segment];
+    mpix_segment_storage_part(mine, region->segment_at[region->my_segment], &start, &length);
+    return mpix_tracking_sync(&region->tracking, region->file.fd, mine->file_offset, start, length, region->file.path);
 }
 
 int mpix_storage_region_destroy(mpix_storage_region *region, int completed)

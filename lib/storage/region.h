@@ -7,6 +7,7 @@
 #include "config.h"
 #include "file.h"
 #include "segment.h"
+#include "tracking.h"
 
 #include <mpi.h>
 
@@ -21,6 +22,7 @@ typedef struct mpix_storage_region {
     mpix_segment *segments;
     char **segment_at;          /* page-aligned start of each segment's mapping */
     char **segment_base;        /* user-visible start of each segment */
+    mpix_storage_tracking tracking; /* of this process's storage part */
 } mpix_storage_region;
 
 /* Start a region: keep @config, open the file if @storage_bytes > 0. */
@@ -37,7 +39,8 @@ int mpix_storage_region_prepare(mpix_storage_region *region, long long size, int
 /* Map @count segments (this process's is @mine_index) side by side in one new range. */
 int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *segments, int count, int mine_index);
 
-/* Flush this process's storage part (unless nothing is on storage). */
+/* Flush this process's storage part (unless nothing is on storage), choosing the dirty
+ * tracking granularity for the next interval (tracking.h). */
 int mpix_storage_region_sync(mpix_storage_region *region);
 
 /* Unmap and close. @completed: the allocation succeeded, so flush (unless discard) and

@@ -87,6 +87,13 @@ static void part_offsets(const mpix_segment *segment, long long *memory_at, long
     *storage_at = segment->storage_first ? 0 : memory_pages;
 }
 
+long long mpix_segment_storage_offset(const mpix_segment *segment)
+{
+    long long memory_at, storage_at;
+    part_offsets(segment, &memory_at, &storage_at);
+    return storage_at;
+}
+
 long long mpix_segment_footprint(const mpix_segment *segment)
 {
     return mpix_page_round_up(segment->memory_bytes) + mpix_page_round_up(segment->shift + segment->storage_bytes);
@@ -146,13 +153,20 @@ int mpix_segment_map(const mpix_segment *segment, char *at, char **base)
     return rc;
 }
 
-int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path)
+void mpix_segment_storage_part(const mpix_segment *segment, char *at, char **start, long long *length)
 {
     long long memory_at, storage_at;
-    if (segment->storage_bytes == 0)
-        return MPI_SUCCESS;
     part_offsets(segment, &memory_at, &storage_at);
-    if (msync(at + storage_at, mpix_page_round_up(segment->shift + segment->storage_bytes), MS_SYNC) != 0)
+    *start = at + storage_at;
+    *length = segment->storage_bytes > 0 ? mpix_page_round_up(segment->shift + segment->storage_bytes) : 0;
+}
+
+int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path)
+{
+    char *start;
+    long long length;
+    mpix_segment_storage_part(segment, at, &start, &length);
+    if (length > 0 && msync(start, length, MS_SYNC) != 0)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot flush the window on '%.200s' to storage: %s",
                           path ? path : "(peer's file)", strerror(errno));
     return MPI_SUCCESS;
@@ -170,14 +184,15 @@ int mpix_storage_wants_readahead(unsigned access_style)
  * MPIX_Win_sync writes what changed and no more. */
 void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_style)
 {
-    long long memory_at, storage_at, length = mpix_page_round_up(segment->shift + segment->storage_bytes);
+    char *start;
+    long long length;
     int advice = MADV_RANDOM;
-    if (segment->storage_bytes == 0)
+    mpix_segment_storage_part(segment, at, &start, &length);
+    if (length == 0)
         return;
-    part_offsets(segment, &memory_at, &storage_at);
     if (mpix_storage_wants_readahead(access_style))
         advice = access_style & (MPIX_ACCESS_SEQUENTIAL | MPIX_ACCESS_READ_ONCE) ? MADV_SEQUENTIAL : MADV_NORMAL;
-    madvise(at + storage_at, length, advice);
+    madvise(start, length, advice);
 }
 
 void mpix_segment_release(mpix_segment *segment)
@@ -187,14 +202,22 @@ void mpix_segment_release(mpix_segment *segment)
     segment->memory_fd = -1;
 }
 
-int mpix_address_range_reserve(long long length, char **start)
+int mpix_address_range_reserve(long long length, long long phase, char **start)
 {
-    void *range = mmap(NULL, length > 0 ? length : mpix_page_size(), PROT_NONE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    long long wanted = length > 0 ? length : mpix_page_size();
+    long long extra = wanted >= MPIX_HUGE_FOLIO_BYTES ? MPIX_HUGE_FOLIO_BYTES : 0;
+    char *range = mmap(NULL, wanted + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot reserve %lld bytes of address space: %s", length,
                           strerror(errno));
-    name_anonymous(range, length > 0 ? length : mpix_page_size(), "mpix-address-range");
+    if (extra) {
+        long long skip = ((phase - (long long)(unsigned long)range) % extra + extra) % extra;
+        if (skip)
+            munmap(range, skip);
+        munmap(range + skip + wanted, extra - skip);
+        range += skip;
+    }
+    name_anonymous(range, wanted, "mpix-address-range");
     *start = range;
     return MPI_SUCCESS;
 }

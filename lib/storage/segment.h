@@ -36,6 +36,9 @@ void mpix_segment_split(long long size, double memory_fraction, int storage_firs
 int mpix_segment_init(mpix_segment *segment, long long size, int disp_unit, long long memory_bytes,
                       int storage_first, int shareable, const mpix_storage_file *file, long long storage_offset);
 
+/* Offset of the storage part inside the segment's mapping. */
+long long mpix_segment_storage_offset(const mpix_segment *segment);
+
 /* Bytes of address space the segment occupies (whole pages). */
 long long mpix_segment_footprint(const mpix_segment *segment);
 
@@ -43,6 +46,9 @@ long long mpix_segment_footprint(const mpix_segment *segment);
  * our own descriptors or, for a peer's segment, through /proc/<pid>/fd. *base receives
  * the user-visible start. */
 int mpix_segment_map(const mpix_segment *segment, char *at, char **base);
+
+/* Where the storage part of a segment mapped at @at lies: @start, @length (whole pages). */
+void mpix_segment_storage_part(const mpix_segment *segment, char *at, char **start, long long *length);
 
 /* msync(MS_SYNC) of the storage part mapped at @at; @path names it in errors. */
 int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path);
@@ -58,7 +64,13 @@ void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_
 /* Close the memory descriptor the segment owns. */
 void mpix_segment_release(mpix_segment *segment);
 
-/* Reserve @length bytes of address space (no memory, no swap) to map segments into. */
-int mpix_address_range_reserve(long long length, char **start);
+/* Size of the largest page-cache folio a storage mapping asks for (tracking.h), and the
+ * alignment that lets the kernel map one with a single page-table entry. */
+#define MPIX_HUGE_FOLIO_BYTES (2LL << 20)
+
+/* Reserve @length bytes of address space (no memory, no swap) to map segments into. A
+ * range of 2 MiB or more starts at @phase modulo 2 MiB, so that a file part placed at
+ * file offset phase + k * 2 MiB can be mapped by 2 MiB entries. */
+int mpix_address_range_reserve(long long length, long long phase, char **start);
 
 #endif

@@ -15,6 +15,7 @@
  * an allocation typically finds everything written once, which says little about the
  * checkpoints that follow. */
 #define DENSE_SYNCS_TO_HUGE 2
+/* Syncs between probes: the first period, doubling up to the last. */
 #define FIRST_PROBE_PERIOD 4
 #define LAST_PROBE_PERIOD 1024
 /* Read-ahead requests are capped by the device's read_ahead_kb, so a range is asked for
@@ -47,7 +48,6 @@ void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_con
                                                                            : config->tracking;
     tracking->huge_fraction = config->huge_percent / 100.0;
     tracking->probe_period = FIRST_PROBE_PERIOD;
-    tracking->dirty_pages = -1;
     tracking->verbose = config->verbose;
     if (tracking->policy == MPIX_TRACKING_HUGE && length > 0) {
         madvise(start, length, MADV_HUGEPAGE);
@@ -180,8 +180,6 @@ static void choose(mpix_storage_tracking *tracking, double fraction, double samp
                            tracking->probing  ? "probing one 2 MiB unit in 8 by page"
                            : tracking->huge   ? "tracking changes per 2 MiB"
                                               : "tracking changes per page");
-    if (tracking->huge != was_huge)
-        tracking->switches++;
 }
 
 int mpix_tracking_sync(mpix_storage_tracking *tracking, int fd, long long file_offset, char *start, long long length,
@@ -199,7 +197,6 @@ int mpix_tracking_sync(mpix_storage_tracking *tracking, int fd, long long file_o
     if (msync(start, length, MS_SYNC) != 0)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot flush the window on '%.200s' to storage: %s", path,
                           strerror(errno));
-    tracking->dirty_pages = measured ? (long long)before.nr_dirty : -1;
     if (!measured)
         return MPI_SUCCESS;
     choose(tracking, (double)before.nr_dirty * (double)mpix_page_size() / (double)length,

@@ -22,8 +22,6 @@ typedef struct mpix_storage_tracking {
     int probing;              /* auto: a sample tracked by page for one interval */
     int probe_period;         /* auto: syncs in huge mode before the next probe */
     int syncs_to_probe;
-    long long dirty_pages;    /* 4 KiB pages dirty at the last sync; -1: not measured */
-    long long switches;
     int verbose;
 } mpix_storage_tracking;
 

@@ -97,13 +97,19 @@ static void switch_to_page(int fd, long long file_offset, char *start, long long
  * measures the changed share without paying page tracking on the whole window. */
 #define PROBE_SAMPLE_EVERY 8
 
-/* Apply @action to the probe's sample: every PROBE_SAMPLE_EVERY-th whole 2 MiB unit of
- * the mapping (its start is congruent to the file offset modulo 2 MiB, region.c). */
+/* Bytes from the mapping's start to its first whole 2 MiB unit (the mapping starts
+ * congruent to the file offset modulo 2 MiB, region.c). */
+static long long first_unit(long long file_offset)
+{
+    return (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
+}
+
+/* Apply @action to the probe's sample: every PROBE_SAMPLE_EVERY-th whole 2 MiB unit. */
 static void for_each_sample(int fd, long long file_offset, char *start, long long length,
                             void (*action)(int, long long, char *, long long, void *), void *context)
 {
-    long long head = (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
-    for (long long at = head; at + MPIX_HUGE_FOLIO_BYTES <= length; at += PROBE_SAMPLE_EVERY * MPIX_HUGE_FOLIO_BYTES)
+    for (long long at = first_unit(file_offset); at + MPIX_HUGE_FOLIO_BYTES <= length;
+         at += PROBE_SAMPLE_EVERY * MPIX_HUGE_FOLIO_BYTES)
         action(fd, file_offset + at, start + at, MPIX_HUGE_FOLIO_BYTES, context);
 }
 
@@ -131,8 +137,7 @@ static void count_sample(int fd, long long file_offset, char *start, long long l
 
 static int has_sample(long long file_offset, long long length)
 {
-    long long head = (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
-    return head + MPIX_HUGE_FOLIO_BYTES <= length;
+    return first_unit(file_offset) + MPIX_HUGE_FOLIO_BYTES <= length;
 }
 
 /* Auto: dense intervals (a share at or above the threshold) favour 2 MiB folios. Under

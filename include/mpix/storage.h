@@ -25,7 +25,8 @@
  *   to `auto` (default: available memory within the job's cgroup limit)
  * - `mpix_storage_tracking` / env `MPIX_STORAGE_TRACKING`: `auto` (default) | `page` |
  *   `huge`: dirty tracking per 4 KiB page or per 2 MiB folio between syncs; `auto`
- *   picks at each MPIX_Win_sync from the share of pages that changed
+ *   starts with 2 MiB (pages with `access_style=random`), probes the interval after the
+ *   first sync and picks at each MPIX_Win_sync from the share of pages that changed
  * - `mpix_storage_huge_percent` / env `MPIX_STORAGE_HUGE_PERCENT`: that share, in
  *   percent, from which `auto` tracks per 2 MiB (default 6)
  *
@@ -154,8 +155,8 @@ int MPIX_Win_detach(MPI_Win win, const void *base);
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
  *      window size (the kernel tracks dirty pages of shared file mappings), in units of
- *      the tracking granularity: 4 KiB, or 2 MiB once `mpix_storage_tracking=auto` has
- *      seen dense changes (then about the cost of writing the whole window once). A
+ *      the tracking granularity: 4 KiB, or 2 MiB while `mpix_storage_tracking=auto` sees
+ *      dense changes (then about the cost of writing the whole window once). A
  *      granularity switch also drops and re-reads the cached pages (docs/storage.md).
  */
 int MPIX_Win_sync(MPI_Win win);

@@ -87,7 +87,8 @@ int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *seg
         char *start;
         long long length;
         mpix_segment_storage_part(&segments[mine_index], region->segment_at[mine_index], &start, &length);
-        mpix_tracking_start(&region->tracking, &region->config, start, length);
+        mpix_tracking_start(&region->tracking, &region->config, region->file.fd,
+                            segments[mine_index].file_offset, start, length);
     }
     return rc;
 }

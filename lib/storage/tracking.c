@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,6 +22,8 @@
 /* Read-ahead requests are capped by the device's read_ahead_kb, so a range is asked for
  * in pieces no larger than this. */
 #define REFILL_CHUNK_BYTES (1LL << 20)
+/* statfs(2) f_type of tmpfs (linux/magic.h). */
+#define TMPFS_MAGIC 0x01021994
 
 /* cachestat(2), Linux 6.5; glibc and older kernel headers do not declare it. */
 #ifndef SYS_cachestat
@@ -40,8 +43,31 @@ static int cachestat(int fd, long long offset, long long length, struct mpix_cac
     return (int)syscall(SYS_cachestat, fd, &range, stat, 0);
 }
 
-void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_config *config, char *start,
-                         long long length)
+/* Bytes from the mapping's start to its first whole 2 MiB unit (the mapping starts
+ * congruent to the file offset modulo 2 MiB, region.c). */
+static long long first_unit(long long file_offset)
+{
+    return (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
+}
+
+/* Whether the mapping holds a whole 2 MiB unit (a sample for probes). */
+static int has_sample(long long file_offset, long long length)
+{
+    return first_unit(file_offset) + MPIX_HUGE_FOLIO_BYTES <= length;
+}
+
+/* Whether cachestat(2) can count this file's dirty pages: Linux 6.5 or later, and a file
+ * system that writes back (tmpfs has nothing to write and counts nothing dirty). */
+static int can_count_dirty_pages(int fd, long long file_offset)
+{
+    struct mpix_cachestat stat;
+    struct statfs file_system;
+    return cachestat(fd, file_offset, mpix_page_size(), &stat) == 0 && fstatfs(fd, &file_system) == 0 &&
+           (unsigned long)file_system.f_type != TMPFS_MAGIC;
+}
+
+void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_config *config, int fd,
+                         long long file_offset, char *start, long long length)
 {
     memset(tracking, 0, sizeof *tracking);
     tracking->policy = mpix_storage_wants_readahead(config->access_style) ? MPIX_TRACKING_PAGE
@@ -49,9 +75,20 @@ void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_con
     tracking->huge_fraction = config->huge_percent / 100.0;
     tracking->probe_period = FIRST_PROBE_PERIOD;
     tracking->verbose = config->verbose;
-    if (tracking->policy == MPIX_TRACKING_HUGE && length > 0) {
+    if (length <= 0)
+        return;
+    if (tracking->policy == MPIX_TRACKING_HUGE) {
         madvise(start, length, MADV_HUGEPAGE);
         tracking->huge = 1;
+    } else if (tracking->policy == MPIX_TRACKING_AUTO && !(config->access_style & MPIX_ACCESS_RANDOM) &&
+               has_sample(file_offset, length) && can_count_dirty_pages(fd, file_offset)) {
+        /* 2 MiB from the start: until a sync shows sparse changes, whole folios cost less
+         * to fault in, to reach through another process's one-sided copies and to write
+         * back. The interval after the first sync is probed, so a window that then
+         * changes sparsely is tracked by page from its second sync on. */
+        madvise(start, length, MADV_HUGEPAGE);
+        tracking->huge = 1;
+        tracking->syncs_to_probe = 1;
     }
 }
 
@@ -97,13 +134,6 @@ static void switch_to_page(int fd, long long file_offset, char *start, long long
  * measures the changed share without paying page tracking on the whole window. */
 #define PROBE_SAMPLE_EVERY 8
 
-/* Bytes from the mapping's start to its first whole 2 MiB unit (the mapping starts
- * congruent to the file offset modulo 2 MiB, region.c). */
-static long long first_unit(long long file_offset)
-{
-    return (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
-}
-
 /* Apply @action to the probe's sample: every PROBE_SAMPLE_EVERY-th whole 2 MiB unit. */
 static void for_each_sample(int fd, long long file_offset, char *start, long long length,
                             void (*action)(int, long long, char *, long long, void *), void *context)
@@ -133,11 +163,6 @@ static void count_sample(int fd, long long file_offset, char *start, long long l
     if (cachestat(fd, file_offset, length, &stat) == 0)
         pages[0] += (long long)stat.nr_dirty;
     pages[1] += length / mpix_page_size();
-}
-
-static int has_sample(long long file_offset, long long length)
-{
-    return first_unit(file_offset) + MPIX_HUGE_FOLIO_BYTES <= length;
 }
 
 /* Auto: dense intervals (a share at or above the threshold) favour 2 MiB folios. Under

@@ -25,10 +25,13 @@ typedef struct mpix_storage_tracking {
     int verbose;
 } mpix_storage_tracking;
 
-/* Start tracking a mapping of @length bytes at @start made with @config. Without a
- * readahead access_style (which sizes folios itself), huge asks for 2 MiB folios now. */
-void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_config *config, char *start,
-                         long long length);
+/* Start tracking a mapping of @length bytes at @start of [file_offset, +length) of @fd,
+ * made with @config. huge asks for 2 MiB folios now; so does auto, and probes the
+ * interval after the first sync, unless access_style says random, the mapping holds no
+ * whole 2 MiB unit or the kernel cannot count the file's dirty pages. A readahead
+ * access_style (which sizes folios itself) means page. */
+void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_config *config, int fd,
+                         long long file_offset, char *start, long long length);
 
 /* MPIX_Win_sync of the mapping: count the dirty pages of [file_offset, +length) of @fd,
  * msync(MS_SYNC) them, then (auto) switch granularity for the next interval. Switching

@@ -1,6 +1,7 @@
-/* Dirty-tracking granularity of storage windows (docs/storage.md, "Costs"): auto moves to
- * 2 MiB tracking after two dense intervals, probes a sample by page after 4 then 8
- * syncs, returns to page tracking when changes thin out; page and huge pin it; a
+/* Dirty-tracking granularity of storage windows (docs/storage.md, "Costs"): auto starts
+ * with 2 MiB tracking and probes the first interval, moves back to 2 MiB after two dense
+ * intervals, probes a sample by page after 4 then 8 syncs, returns to page tracking when
+ * changes thin out; access_style=random starts with pages; page and huge pin it; a
  * readahead access_style means page; on tmpfs auto stays with pages. After
  * every switch the window and its file hold exactly what was written. */
 #include <mpix/mpix.h>
@@ -118,14 +119,24 @@ static void test_auto(int can_measure)
     CHECK(strcmp(value, "auto") == 0, "default policy '%s', want auto", value);
     info_value(&t, "mpix_storage_huge_percent", value);
     CHECK(strcmp(value, "20") == 0, "mpix_storage_huge_percent reported '%s'", value);
-    expect_granularity(&t, page, "at allocation");
     if (!can_measure) {
+        expect_granularity(&t, page, "at allocation");
         for (int i = 0; i < 3; i++)
             change_and_sync(&t, page);
         expect_granularity(&t, page, "where the kernel cannot count dirty pages");
         close_window(&t);
         return;
     }
+    /* 2 MiB from the start; the first sync (everything written) starts a probe... */
+    expect_granularity(&t, HUGE_BYTES, "at allocation");
+    expect_probe(&t, 0, "at allocation");
+    change_and_sync(&t, page);
+    expect_granularity(&t, HUGE_BYTES, "after the first sync");
+    expect_probe(&t, 1, "after the first sync");
+    /* ...whose sample finds 1 page in 64 changed (1.6% < 20%): page tracking. */
+    change_and_sync(&t, 64 * page);
+    expect_granularity(&t, page, "after a sparse first probe");
+    expect_probe(&t, 0, "after a sparse first probe");
     change_and_sync(&t, page); /* every page: one dense interval is not enough */
     expect_granularity(&t, page, "after one dense interval");
     change_and_sync(&t, page);
@@ -156,6 +167,20 @@ static void test_auto(int can_measure)
     expect_granularity(&t, HUGE_BYTES, "dense again");
     change_and_sync(&t, WINDOW_BYTES);
     expect_granularity(&t, page, "after one changed 2 MiB unit");
+    close_window(&t);
+}
+
+/* access_style=random promises small scattered accesses: auto starts with pages there
+ * (a 2 MiB folio per touch would read 512 pages for one), then decides as usual. */
+static void test_random_start(int can_measure)
+{
+    tracked t;
+    open_window(&t, "auto-random", NULL, "random");
+    expect_granularity(&t, page, "at allocation with access_style=random");
+    change_and_sync(&t, page);
+    expect_granularity(&t, page, "after one dense interval with access_style=random");
+    change_and_sync(&t, page);
+    expect_granularity(&t, can_measure ? HUGE_BYTES : page, "after two dense intervals with access_style=random");
     close_window(&t);
 }
 
@@ -245,6 +270,7 @@ int main(int argc, char **argv)
     if (rank == 0 && !can_measure)
         printf("storage_tracking: no cachestat or a tmpfs /tmp: auto must stay with page tracking\n");
     test_auto(can_measure);
+    test_random_start(can_measure);
     test_tmpfs();
     test_pinned();
     test_bad_values();

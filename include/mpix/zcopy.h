@@ -53,10 +53,14 @@
  *   allows the attach one way only would (the receiver then copies it).
  * - `MPIX_ZCOPY_SPLIT_BYTES` (default 65536): zero-copy messages of at least this size
  *   are copied by both sides, each a part sized by a cost model; 0 never splits.
+ * - `MPIX_ZCOPY_SLOTS` (1..64, default 64): zero-copy sends one process may have in
+ *   flight at once (threads); a send that finds every slot taken goes through MPI.
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety
- * Calls on different communicators may run concurrently under MPI_THREAD_MULTIPLE;
+ * Calls on different communicators may run concurrently under MPI_THREAD_MULTIPLE,
+ * with the same datatype too (its memoized layout is shared under a lock; a thread
+ * using another count meanwhile gets an unmemoized layout of its own);
  * concurrent sends with the same (communicator, destination, tag) have no defined
  * order, as in MPI.
  */

@@ -62,7 +62,7 @@ void mpix_zcopy_mailbox_destroy(mpix_zcopy_process *process)
 
 int mpix_zcopy_slot_take(mpix_zcopy_process *process)
 {
-    for (int index = 0; index < MPIX_ZCOPY_SLOTS; index++) {
+    for (int index = 0; process->mailbox && index < process->slots_in_use; index++) {
         int32_t free_slot = 0;
         if (__atomic_compare_exchange_n(&process->mailbox[index].taken, &free_slot, 1, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))

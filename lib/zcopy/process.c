@@ -77,12 +77,15 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0;
+    long long node_ranks = 0, slots_in_use = MPIX_ZCOPY_SLOTS;
     int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, 0, &ptracer);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_NODE_RANKS, 0, &node_ranks);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->attach);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SLOTS, MPIX_ZCOPY_SLOTS, &slots_in_use);
+    process->slots_in_use = (int)slots_in_use;
     process->node_key = node_key(node_ranks);
     /* Without a mailbox (no memfd) this process sends everything through MPI. */
     if (rc == MPI_SUCCESS)

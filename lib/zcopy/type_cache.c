@@ -1,10 +1,16 @@
 /* The memoized layouts of a datatype, hung on it as an attribute: its element layout,
  * the expansion for the last count used (with an id unique in this process), and the
  * id MPIX_Type_commit_comm agreed on. MPI_Type_free deletes the attribute, so a handle
- * reused for a new type starts with no cache; dup'ed types start empty too. */
+ * reused for a new type starts with no cache; dup'ed types start empty too.
+ *
+ * Threads sending one datatype on different communicators share its cache: a lock
+ * guards its creation and expansion, and an expansion that views still use (a receiver
+ * may be reading its blocks from this process's memory) is never replaced; a call with
+ * another count then gets a layout of its own, unmemoized. */
 #include "zcopy.h"
 #include "common/keyval.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 typedef struct type_cache {
@@ -15,7 +21,10 @@ typedef struct type_cache {
     uint64_t id;
     uint64_t global_id;
     MPI_Comm global_comm;
+    int users;                /* views of the expansion not yet released (atomic; raised under the lock) */
 } type_cache;
+
+static pthread_mutex_t type_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int delete_type_cache(MPI_Datatype type, int keyval, void *value, void *extra)
 {
@@ -29,6 +38,7 @@ static int delete_type_cache(MPI_Datatype type, int keyval, void *value, void *e
 
 static mpix_keyval type_cache_keyval = MPIX_TYPE_KEYVAL_INIT(delete_type_cache);
 
+/* Under type_cache_lock. */
 static int cache_of(MPI_Datatype type, type_cache **result)
 {
     void *value = NULL;
@@ -60,6 +70,7 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
     view->id = view->global_id = 0;
     view->global_comm = MPI_COMM_NULL;
     view->owned = (mpix_layout){ 0 };
+    view->cache = NULL;
     if (mpix_type_is_named(type)) {
         /* Predefined types take no attributes; their layouts are one block (pairs: two per
          * element), so building one per call costs nothing worth caching. */
@@ -73,48 +84,72 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
         view->layout = &view->owned;
         return rc;
     }
+    mpix_zcopy_process *process;
     type_cache *cache;
-    int rc = cache_of(type, &cache);
+    int rc = mpix_zcopy_process_get(&process);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (cache->count != count) {
-        mpix_zcopy_process *process;
-        mpix_layout expanded;
-        rc = mpix_zcopy_process_get(&process);
-        if (rc == MPI_SUCCESS)
-            rc = mpix_layout_repeat(&cache->element, count, cache->extent, &expanded);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        mpix_layout_free(&cache->expanded);
-        cache->expanded = expanded;
-        cache->count = count;
-        cache->id = ++process->next_layout_id;
+    pthread_mutex_lock(&type_cache_lock);
+    rc = cache_of(type, &cache);
+    if (rc == MPI_SUCCESS && cache->count != count && __atomic_load_n(&cache->users, __ATOMIC_ACQUIRE) > 0) {
+        /* Another thread's message still uses the expansion: this call's is its own. */
+        rc = mpix_layout_repeat(&cache->element, count, cache->extent, &view->owned);
+        view->layout = &view->owned;
+        pthread_mutex_unlock(&type_cache_lock);
+        return rc;
     }
-    view->layout = &cache->expanded;
-    view->id = cache->id;
-    view->global_id = cache->global_id;
-    view->global_comm = cache->global_comm;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && cache->count != count) {
+        mpix_layout expanded;
+        rc = mpix_layout_repeat(&cache->element, count, cache->extent, &expanded);
+        if (rc == MPI_SUCCESS) {
+            mpix_layout_free(&cache->expanded);
+            cache->expanded = expanded;
+            cache->count = count;
+            cache->id = ++process->next_layout_id;
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        __atomic_fetch_add(&cache->users, 1, __ATOMIC_ACQ_REL);
+        view->cache = cache;
+        view->layout = &cache->expanded;
+        view->id = cache->id;
+        view->global_id = cache->global_id;
+        view->global_comm = cache->global_comm;
+    }
+    pthread_mutex_unlock(&type_cache_lock);
+    return rc;
 }
 
-void mpix_layout_view_release(mpix_layout_view *view) { mpix_layout_free(&view->owned); }
+void mpix_layout_view_release(mpix_layout_view *view)
+{
+    type_cache *cache = view->cache;
+    if (cache) {
+        __atomic_fetch_sub(&cache->users, 1, __ATOMIC_ACQ_REL);
+        view->cache = NULL;
+    }
+    mpix_layout_free(&view->owned);
+}
 
 int mpix_type_set_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t global_id)
 {
     type_cache *cache;
+    pthread_mutex_lock(&type_cache_lock);
     int rc = cache_of(type, &cache);
     if (rc == MPI_SUCCESS) {
         cache->global_id = global_id;
         cache->global_comm = comm;
     }
+    pthread_mutex_unlock(&type_cache_lock);
     return rc;
 }
 
 int mpix_type_get_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t *global_id)
 {
     void *value = NULL;
+    pthread_mutex_lock(&type_cache_lock);
     int rc = mpix_type_attr_get(type, &type_cache_keyval, &value);
     type_cache *cache = value;
     *global_id = rc == MPI_SUCCESS && cache && cache->global_comm == comm ? cache->global_id : 0;
+    pthread_mutex_unlock(&type_cache_lock);
     return rc;
 }

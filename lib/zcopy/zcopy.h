@@ -64,6 +64,7 @@ typedef struct mpix_layout_view {
     uint64_t global_id;    /* from MPIX_Type_commit_comm on global_comm, else 0 */
     MPI_Comm global_comm;
     mpix_layout owned;
+    void *cache;           /* the datatype's cache while this view uses its layout */
 } mpix_layout_view;
 
 int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view);
@@ -104,6 +105,7 @@ typedef struct mpix_zcopy_process {
     int attach;                              /* MPIX_ZCOPY_ATTACH, MPIX_ZCOPY_ATTACH_* */
     int mailbox_fd;                          /* memfd of this process's slots */
     mpix_zcopy_slot *mailbox;                /* MPIX_ZCOPY_SLOTS of them */
+    int slots_in_use;                        /* MPIX_ZCOPY_SLOTS (hint): how many a send may take */
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
 } mpix_zcopy_process;
 
@@ -224,7 +226,8 @@ enum { MPIX_ZCOPY_SLOTS = 64 };   /* sends in flight at once per process (thread
 
 int mpix_zcopy_mailbox_create(mpix_zcopy_process *process);
 void mpix_zcopy_mailbox_destroy(mpix_zcopy_process *process);
-/* A free slot of this process's mailbox, or -1 when every one is in use. */
+/* A free slot among the first slots_in_use of this process's mailbox, or -1 when every
+ * one is in use or there is no mailbox. */
 int mpix_zcopy_slot_take(mpix_zcopy_process *process);
 void mpix_zcopy_slot_release(mpix_zcopy_process *process, int index);
 /* Process @pid's mailbox (its memfd @fd), mapped on first use; NULL when it cannot be. */

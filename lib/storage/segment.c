@@ -161,15 +161,20 @@ void mpix_segment_storage_part(const mpix_segment *segment, char *at, char **sta
     *length = segment->storage_bytes > 0 ? mpix_page_round_up(segment->shift + segment->storage_bytes) : 0;
 }
 
+int mpix_storage_msync(char *start, long long length, const char *path)
+{
+    if (length > 0 && msync(start, length, MS_SYNC) != 0)
+        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot flush the window on '%.200s' to storage: %s",
+                          path ? path : "(peer's file)", strerror(errno));
+    return MPI_SUCCESS;
+}
+
 int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path)
 {
     char *start;
     long long length;
     mpix_segment_storage_part(segment, at, &start, &length);
-    if (length > 0 && msync(start, length, MS_SYNC) != 0)
-        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot flush the window on '%.200s' to storage: %s",
-                          path ? path : "(peer's file)", strerror(errno));
-    return MPI_SUCCESS;
+    return mpix_storage_msync(start, length, path);
 }
 
 int mpix_storage_wants_readahead(unsigned access_style)

@@ -50,7 +50,11 @@ int mpix_segment_map(const mpix_segment *segment, char *at, char **base);
 /* Where the storage part of a segment mapped at @at lies: @start, @length (whole pages). */
 void mpix_segment_storage_part(const mpix_segment *segment, char *at, char **start, long long *length);
 
-/* msync(MS_SYNC) of the storage part mapped at @at; @path names it in errors. */
+/* msync(MS_SYNC) of [@start, +@length) of a storage mapping; @path (NULL: a peer's file)
+ * names it in the MPIX_ERRKIND_STORAGE_IO error. */
+int mpix_storage_msync(char *start, long long length, const char *path);
+
+/* mpix_storage_msync of the storage part mapped at @at. */
 int mpix_segment_sync(const mpix_segment *segment, char *at, const char *path);
 
 /* 1 when access_style promises streaming reads (sequential, read_once, read_mostly,

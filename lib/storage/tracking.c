@@ -3,8 +3,8 @@
 #include "common/error.h"
 #include "common/verbose.h"
 
-#include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,8 +22,6 @@
 /* Read-ahead requests are capped by the device's read_ahead_kb, so a range is asked for
  * in pieces no larger than this. */
 #define REFILL_CHUNK_BYTES (1LL << 20)
-/* statfs(2) f_type of tmpfs (linux/magic.h). */
-#define TMPFS_MAGIC 0x01021994
 
 /* cachestat(2), Linux 6.5; glibc and older kernel headers do not declare it. */
 #ifndef SYS_cachestat
@@ -224,11 +222,9 @@ int mpix_tracking_sync(mpix_storage_tracking *tracking, int fd, long long file_o
     measured = tracking->policy == MPIX_TRACKING_AUTO && cachestat(fd, file_offset, length, &before) == 0;
     if (measured && tracking->probing)
         for_each_sample(fd, file_offset, start, length, count_sample, sample);
-    if (msync(start, length, MS_SYNC) != 0)
-        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot flush the window on '%.200s' to storage: %s", path,
-                          strerror(errno));
-    if (!measured)
-        return MPI_SUCCESS;
+    int rc = mpix_storage_msync(start, length, path);
+    if (rc != MPI_SUCCESS || !measured)
+        return rc;
     choose(tracking, (double)before.nr_dirty * (double)mpix_page_size() / (double)length,
            sample[1] > 0 ? (double)sample[0] / (double)sample[1] : 0.0, fd, file_offset, start, length, path);
     return MPI_SUCCESS;

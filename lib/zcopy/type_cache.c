@@ -84,13 +84,9 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
         view->layout = &view->owned;
         return rc;
     }
-    mpix_zcopy_process *process;
     type_cache *cache;
-    int rc = mpix_zcopy_process_get(&process);
-    if (rc != MPI_SUCCESS)
-        return rc;
     pthread_mutex_lock(&type_cache_lock);
-    rc = cache_of(type, &cache);
+    int rc = cache_of(type, &cache);
     if (rc == MPI_SUCCESS && cache->count != count && __atomic_load_n(&cache->users, __ATOMIC_ACQUIRE) > 0) {
         /* Another thread's message still uses the expansion: this call's is its own. */
         rc = mpix_layout_repeat(&cache->element, count, cache->extent, &view->owned);
@@ -99,8 +95,12 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
         return rc;
     }
     if (rc == MPI_SUCCESS && cache->count != count) {
+        /* Takes mpix's init mutex inside type_cache_lock; nothing nests them the other way. */
+        mpix_zcopy_process *process;
         mpix_layout expanded;
-        rc = mpix_layout_repeat(&cache->element, count, cache->extent, &expanded);
+        rc = mpix_zcopy_process_get(&process);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_layout_repeat(&cache->element, count, cache->extent, &expanded);
         if (rc == MPI_SUCCESS) {
             mpix_layout_free(&cache->expanded);
             cache->expanded = expanded;

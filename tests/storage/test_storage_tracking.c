@@ -7,11 +7,11 @@
 #include <mpix/mpix.h>
 #include "mpix_test.h"
 
+#include <linux/magic.h>
 #include <sys/vfs.h>
 
 #define WINDOW_BYTES (16LL << 20) /* 8 units of 2 MiB */
 #define HUGE_BYTES (2LL << 20)
-#define TMPFS_MAGIC_NUMBER 0x01021994
 
 static int rank, ranks;
 static long long page;
@@ -107,7 +107,7 @@ static void expect_probe(tracked *t, int probing, const char *when)
 static int on_tmpfs(const char *path)
 {
     struct statfs status;
-    return statfs(path, &status) == 0 && (unsigned long)status.f_type == TMPFS_MAGIC_NUMBER;
+    return statfs(path, &status) == 0 && (unsigned long)status.f_type == TMPFS_MAGIC;
 }
 
 static void test_auto(int can_measure)

@@ -34,6 +34,15 @@ static double *filled_buffer(int thread)
     return buffer;
 }
 
+/* A receive buffer whose every element is -1, so untouched gaps can be checked. */
+static double *blank_buffer(void)
+{
+    double *buffer = malloc((size_t)BLOCKS * STRIDE_DOUBLES * sizeof *buffer);
+    for (size_t i = 0; i < (size_t)BLOCKS * STRIDE_DOUBLES; i++)
+        buffer[i] = -1.0;
+    return buffer;
+}
+
 static int received_right(const double *buffer, int thread)
 {
     for (int b = 0; b < BLOCKS; b++)
@@ -105,9 +114,7 @@ static void run_receiver(void)
         MPI_Status status;
         /* Every header has arrived, so every send is in flight, before any is received. */
         MPI_Probe(0, t, comms[t], &status);
-        buffers[t] = malloc((size_t)BLOCKS * STRIDE_DOUBLES * sizeof(double));
-        for (size_t i = 0; i < (size_t)BLOCKS * STRIDE_DOUBLES; i++)
-            buffers[t][i] = -1.0;
+        buffers[t] = blank_buffer();
     }
     for (int t = THREADS - 1; t >= 0; t--) {
         MPI_Status status;
@@ -138,12 +145,10 @@ int main(int argc, char **argv)
 
     /* The first large message to a peer goes through MPI and carries the attach probe
      * (docs/zcopy.md, "Who can attach"): send one before the threads start. */
-    double *first = filled_buffer(0);
+    double *first = rank == 0 ? filled_buffer(0) : blank_buffer();
     if (rank == 0) {
         CHECK(MPIX_Send_zcopy(first, 1, layout, 1, 0, comms[0]) == MPI_SUCCESS, "first send");
     } else {
-        for (size_t i = 0; i < (size_t)BLOCKS * STRIDE_DOUBLES; i++)
-            first[i] = -1.0;
         CHECK(MPIX_Recv_zcopy(first, 1, layout, 0, 0, comms[0], MPI_STATUS_IGNORE) == MPI_SUCCESS &&
                   received_right(first, 0),
               "first message");

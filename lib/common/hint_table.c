@@ -45,6 +45,7 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_SPLIT_BYTES] = { "mpix_zcopy_split_bytes", "MPIX_ZCOPY_SPLIT_BYTES", MPIX_HINT_TYPE_INTEGER,
                                       NULL, 0, 4.6e18 },
     [MPIX_HINT_ZCOPY_SLOTS] = { "mpix_zcopy_slots", "MPIX_ZCOPY_SLOTS", MPIX_HINT_TYPE_INTEGER, NULL, 1, 64 },
+    [MPIX_HINT_ZCOPY_COLLAPSE] = { "mpix_zcopy_collapse", "MPIX_ZCOPY_COLLAPSE", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
     [MPIX_HINT_GUARD] = { "mpix_guard", "MPIX_GUARD", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },
     [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", MPIX_HINT_TYPE_INTEGER,
                                      NULL, 0, 1 << 30 },

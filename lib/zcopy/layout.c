@@ -16,6 +16,10 @@ int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length)
         return MPI_SUCCESS;
     layout->bytes += length;
     layout->costed_gap_limit = -1;
+    if (layout->nblocks == 0 || offset < layout->lowest)
+        layout->lowest = offset;
+    if (layout->nblocks == 0 || offset + length > layout->highest)
+        layout->highest = offset + length;
     if (layout->nblocks > 0) {
         mpix_block *last = &layout->blocks[layout->nblocks - 1];
         if (last->offset + last->length == offset) {

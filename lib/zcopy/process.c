@@ -86,6 +86,8 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SLOTS, MPIX_ZCOPY_SLOTS, &slots_in_use);
     process->slots_in_use = (int)slots_in_use;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COLLAPSE, 1, &process->collapse);
     process->node_key = node_key(node_ranks);
     /* Without a mailbox (no memfd) this process sends everything through MPI. */
     if (rc == MPI_SUCCESS)

@@ -103,6 +103,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         mpix_layout *remote = NULL;
         MPI_Count bytes = header->bytes, split = bytes;
         int error = 0, known = mpix_zcopy_peer_layout_find(zc, source, &header->data, &scratch, &remote);
+        mpix_zcopy_collapse(zc, buf, local.layout);   /* before the sender pins its pages */
         /* Split by the sender's layout, or by this one's while the sender's is not read. */
         if (header->help_offered &&
             (split = mpix_zcopy_split(zc, known ? remote : local.layout, local.layout, bytes)) < bytes)

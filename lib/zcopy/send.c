@@ -127,6 +127,7 @@ static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int co
     header->help_offered = zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
+    mpix_zcopy_collapse(zc, buf, view->layout);   /* before the receiver pins its pages */
     int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
     if (rc == MPI_SUCCESS)
         wait_for_receiver(zc, slot, dest, buf, view->layout, header->bytes, comm);

@@ -34,6 +34,7 @@ typedef struct mpix_layout {
     mpix_block *blocks;
     MPI_Aint nblocks, capacity;
     MPI_Count bytes;
+    MPI_Aint lowest, highest;    /* the bytes lie in [lowest, highest) from the buffer */
     MPI_Aint costed_gap_limit;   /* -1: not yet */
     mpix_zcopy_costs costs;
     /* A sender's recent sends of this layout each way (path.c). */
@@ -94,6 +95,8 @@ enum { MPIX_ZCOPY_ATTACH_PROBE, MPIX_ZCOPY_ATTACH_REFUSE, MPIX_ZCOPY_ATTACH_REFU
 typedef struct mpix_zcopy_slot mpix_zcopy_slot;       /* mailbox.c */
 typedef struct mpix_zcopy_mapped mpix_zcopy_mapped;   /* mailbox.c: peers' mailboxes by pid */
 
+enum { MPIX_ZCOPY_COLLAPSE_UNITS = 64 };   /* 2 MiB units whose sights are remembered */
+
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
     pid_t pid;
@@ -107,6 +110,8 @@ typedef struct mpix_zcopy_process {
     mpix_zcopy_slot *mailbox;                /* MPIX_ZCOPY_SLOTS of them */
     int slots_in_use;                        /* MPIX_ZCOPY_SLOTS (hint): how many a send may take */
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
+    int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
+    uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
 } mpix_zcopy_process;
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);
@@ -132,6 +137,8 @@ typedef struct mpix_zcopy_stats {
     unsigned long layouts_read;       /* sender layouts read from its memory */
     unsigned long layouts_global;     /* sender layouts known by a collective id */
     unsigned long layouts_pipelined;  /* of layouts_read: read in chunks behind the copy */
+    unsigned long collapsed_units;    /* 2 MiB units of message buffers folded into huge pages */
+    unsigned long collapse_failed;    /* folds the kernel refused */
 } mpix_zcopy_stats;
 
 typedef struct mpix_zcopy_comm {
@@ -257,6 +264,13 @@ void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layou
 /* Fills @ref for this process's @view of @buf. */
 void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int count, const mpix_layout_view *view,
                                MPI_Comm comm);
+
+/* ---- huge pages for reused buffers (collapse.c) ------------------------------------ */
+
+/* Counts a sight of each 2 MiB unit wholly inside @layout's extent at @buf, and folds
+ * the units seen a second time into huge pages (MADV_COLLAPSE), unless
+ * MPIX_ZCOPY_COLLAPSE is off. O(extent / 2 MiB); the first fold of a unit copies it. */
+void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout);
 
 /* ---- cross-memory copy (copy.c) ----------------------------------------------------- */
 

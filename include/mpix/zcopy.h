@@ -10,14 +10,14 @@
  * spans, straight into its own layout, while the sender, which waits anyway, writes the
  * tail of the message into the receiver's layout (`process_vm_writev`); then the
  * receiver tells the sender it is done, through a small shared mailbox. Small
- * messages travel packed in one MPI message (as MPI's own eager protocol does);
+ * messages travel inline, behind a header in one MPI message with the datatype;
  * processes on other nodes, peers the kernel refuses to attach to, layouts too
  * fragmented for a kernel copy, and `MPIX_ZCOPY=off` use plain MPI with the datatype.
  *
  * @par Messages on the communicator
- * Every message is one MPI message on @p comm with the caller's tag (plus, on the
- * plain-MPI path, a second one with the data right behind it), so matching, wildcards and
- * the non-overtaking order are MPI's own. The rest of the protocol (the layout, the
+ * Every message is one MPI message on @p comm with the caller's tag, header and data
+ * together, so matching, wildcards and the non-overtaking order are MPI's own, and
+ * threads receiving with wildcards on one communicator each get whole messages. The rest of the protocol (the layout, the
  * completion) goes through the two processes' memory, never through @p comm, so no
  * receive of the program can consume it. Do not receive a zcopy message with MPI_Recv or
  * send one to MPIX_Recv_zcopy with MPI_Send: like a mismatched datatype, that is an error
@@ -36,7 +36,7 @@
  *
  * @par Knobs (environment variables, read when a communicator is first used)
  * - `MPIX_ZCOPY` (`on`|`off`, default on): off sends everything through plain MPI.
- * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go packed.
+ * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go inline.
  * - `MPIX_ZCOPY_COALESCE_BYTES` (default 4096): blocks shorter than this are read as
  *   part of one span with their neighbours when the gap between them is shorter too,
  *   and scattered locally; a layout whose small blocks are mostly isolated goes
@@ -82,7 +82,7 @@ extern "C" {
 /**
  * @brief Blocking send of @p count elements of @p datatype, zero-copy on the node.
  *
- * Returns when @p buf may be reused: at once for a packed (small) message, after the
+ * Returns when @p buf may be reused: as MPI_Send for a small or plain-MPI message, after the
  * receiver has copied the data for a zero-copy one (like a synchronous send).
  * @param buf      data (MPI_BOTTOM with absolute displacements is allowed)
  * @param count    elements, >= 0

@@ -1,6 +1,7 @@
 /* MPIX_Recv_zcopy: match the sender's one message with MPI's own matching (so wildcards
- * and ordering are MPI's), then take the data the way the header says: scatter the
- * packed bytes, receive the MPI message that follows, or read the sender's memory. */
+ * and ordering are MPI's) and receive it as a header followed by the caller's buffer and
+ * datatype: data sent inline lands in place, and a zero-copy header says where to read
+ * the sender's memory. */
 #include "zcopy.h"
 #include "common/api.h"
 #include "common/error.h"
@@ -11,8 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { STACK_WIRE = 4096 };
 
 /* A sender that does not yet know whether this process can attach to it asks; on the
  * same node the answer is a write into its directory, which succeeds exactly when this
@@ -34,17 +33,6 @@ static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zco
         mpix_verbose_print("zcopy", "messages from rank %d (pid %d): %s", source, (int)header->pid,
                            error ? "plain MPI, the kernel refuses cross-memory attach" : "zero-copy from now on");
     process->access[world] = access;
-}
-
-/* Bytes in type-map order into this process's layout, up to @bytes. */
-static void scatter(const char *from, MPI_Count bytes, char *buf, const mpix_layout *layout)
-{
-    for (MPI_Aint b = 0; b < layout->nblocks && bytes > 0; b++) {
-        MPI_Aint length = layout->blocks[b].length < bytes ? layout->blocks[b].length : bytes;
-        memcpy(buf + layout->blocks[b].offset, from, length);
-        from += length;
-        bytes -= length;
-    }
 }
 
 /* The sender's answer to a help request, polled after this process's own part, which
@@ -134,6 +122,26 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     return rc;
 }
 
+/* A message that does not fit the posted receive: not zcopy's (shorter than a header),
+ * or its data longer than @capacity. Received whole as MPI_PACKED, as MPI allows for any
+ * message, so the header can be read; then as much data as fits is unpacked into @buf,
+ * as MPI_Recv fills a buffer before it reports truncation. */
+static int receive_unfitting(MPI_Message *message, int length, void *buf, int count, MPI_Datatype datatype,
+                             mpix_zcopy_header *header, MPI_Comm comm)
+{
+    char *packed = malloc(length > 0 ? length : 1);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    int position = 0, rc = MPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && length >= (int)sizeof *header) {
+        MPI_Unpack(packed, length, &position, header, sizeof *header, MPI_BYTE, comm);
+        if (header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS)
+            rc = MPI_Unpack(packed, length, &position, buf, count, datatype, comm);
+    }
+    free(packed);
+    return rc;
+}
+
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status *status)
 {
@@ -141,8 +149,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     MPI_Message message;
     MPI_Status matched;
     MPI_Count type_size, capacity;
-    mpix_zcopy_header header;
-    char stack[STACK_WIRE], *wire = stack;
+    mpix_zcopy_header header = { 0 };
     int rc = mpix_zcopy_comm_get(comm, &zc), length;
     if (rc != MPI_SUCCESS)
         return rc;
@@ -154,11 +161,17 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if ((rc = MPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
         return rc;
     MPI_Get_count(&matched, MPI_BYTE, &length);
-    if (length > STACK_WIRE && !(wire = malloc(length)))
-        return MPI_ERR_NO_MEM;
-    rc = MPI_Mrecv(wire, length, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && (length < (int)sizeof header || (memcpy(&header, wire, sizeof header), 0) ||
-                              header.magic != MPIX_ZCOPY_MAGIC))
+    /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
+    int fits = length >= (int)sizeof header && length - (MPI_Count)sizeof header <= capacity;
+    if (fits) {
+        MPI_Datatype posted;
+        if ((rc = mpix_zcopy_message_type(&header, buf, count, datatype, &posted)) == MPI_SUCCESS) {
+            rc = MPI_Mrecv(MPI_BOTTOM, 1, posted, &message, MPI_STATUS_IGNORE);
+            MPI_Type_free(&posted);
+        }
+    } else
+        rc = receive_unfitting(&message, length, buf, count, datatype, &header, comm);
+    if (rc == MPI_SUCCESS && (length < (int)sizeof header || header.magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
                         "MPIX_Send_zcopy",
@@ -166,18 +179,10 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if (rc == MPI_SUCCESS) {
         answer_learn_request(zc, matched.MPI_SOURCE, &header);
         switch (header.kind) {
-        case MPIX_ZCOPY_EAGER: {
-            mpix_layout_view local;
-            if (header.bytes > capacity)
-                rc = MPI_ERR_TRUNCATE;
-            else if ((rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
-                scatter(wire + sizeof header, header.bytes, buf, local.layout);
-                mpix_layout_view_release(&local);
-            }
-            break;
-        }
+        case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
-            rc = MPI_Recv(buf, count, datatype, matched.MPI_SOURCE, matched.MPI_TAG, comm, MPI_STATUS_IGNORE);
+            if (!fits)
+                rc = MPI_ERR_TRUNCATE;
             if (header.slot >= 0) /* a timed trial send: it waits until the data is in place */
                 end_message(peer_slot(zc, &header), &header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
             break;
@@ -189,8 +194,6 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
                             header.kind, matched.MPI_SOURCE);
         }
     }
-    if (wire != stack)
-        free(wire);
     int error_class = MPI_SUCCESS;
     MPI_Error_class(rc, &error_class);
     if (status != MPI_STATUS_IGNORE && (rc == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE)) {

@@ -7,10 +7,6 @@
 #include "common/relax.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-enum { STACK_EAGER = 4096 };
 
 /* The receiver's request: copy type-map bytes [split, bytes) of @buf into its layout,
  * then say so in the slot, where the receiver waits for it. A failed write (a kernel
@@ -66,28 +62,6 @@ static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int de
     }
 }
 
-/* Bytes of @layout, in order, after a header: what a receiver scatters into its own
- * layout. Small messages only, so the copy is cheaper than a round trip. */
-static int send_eager(const char *buf, const mpix_layout *layout, mpix_zcopy_header *header, int dest, int tag,
-                      MPI_Comm comm)
-{
-    char stack[STACK_EAGER];
-    size_t total = sizeof *header + layout->bytes;
-    char *wire = total <= sizeof stack ? stack : malloc(total), *at = wire + sizeof *header;
-    if (!wire)
-        return MPI_ERR_NO_MEM;
-    header->kind = MPIX_ZCOPY_EAGER;
-    memcpy(wire, header, sizeof *header);
-    for (MPI_Aint b = 0; b < layout->nblocks; b++) {
-        memcpy(at, buf + layout->blocks[b].offset, layout->blocks[b].length);
-        at += layout->blocks[b].length;
-    }
-    int rc = MPI_Send(wire, (int)total, MPI_BYTE, dest, tag, comm);
-    if (wire != stack)
-        free(wire);
-    return rc;
-}
-
 /* Slot @index of this process's mailbox, readied for one message that @header names it
  * in. */
 static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_header *header)
@@ -98,19 +72,22 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
-/* The header, then the data with the datatype. With a slot (@slot_index >= 0: a send
- * timed against zero-copy), the receiver ends the message there after its MPI_Recv and
- * this waits for it: MPI_Send returns once MPI has the data, which for a pipelined
- * datatype send is before the receiver has unpacked it, so both paths are timed to the
- * same point. */
-static int send_mpi(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count, MPI_Datatype datatype,
-                    mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
+/* The header and the data with the datatype, in one message (@kind EAGER for small
+ * ones, MPI for the others). With a slot (@slot_index >= 0: a send timed against
+ * zero-copy), the receiver ends the message there once it has the data and this waits
+ * for it: MPI_Send returns once MPI has the data, which for a pipelined datatype send is
+ * before the receiver has unpacked it, so both paths are timed to the same point. */
+static int send_inline(mpix_zcopy_comm *zc, int kind, int slot_index, const void *buf, int count,
+                       MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_slot *slot = slot_index >= 0 ? open_slot(zc, slot_index, header) : NULL;
-    header->kind = MPIX_ZCOPY_MPI;
-    int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Send(buf, count, datatype, dest, tag, comm);
+    MPI_Datatype message;
+    header->kind = kind;
+    int rc = mpix_zcopy_message_type(header, buf, count, datatype, &message);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Send(MPI_BOTTOM, 1, message, dest, tag, comm);
+        MPI_Type_free(&message);
+    }
     if (rc == MPI_SUCCESS && slot)
         wait_for_receiver(zc, slot, dest, buf, NULL, header->bytes, comm);
     return rc;
@@ -161,33 +138,29 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     if (zero_copy && !attachable)
         header.learn_address = (uintptr_t)entry;
 
-    if (header.bytes > zc->eager_bytes && !attachable) {
-        zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        return send_mpi(zc, -1, buf, count, datatype, &header, dest, tag, comm);
+    if (header.bytes <= zc->eager_bytes || !attachable) {
+        int kind = header.bytes <= zc->eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
+        zc->stats.sent[kind]++;
+        return send_inline(zc, kind, -1, buf, count, datatype, &header, dest, tag, comm);
     }
     if ((rc = mpix_layout_view_get(datatype, count, &view)) != MPI_SUCCESS)
         return rc;
-    if (header.bytes <= zc->eager_bytes) {
-        zc->stats.sent[MPIX_ZCOPY_EAGER]++;
-        rc = send_eager(buf, view.layout, &header, dest, tag, comm);
-    } else {
-        int timed, kind = mpix_zcopy_choose_path(zc, &view, &timed);
-        int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
-        /* Every slot taken (as many threads sending at once): this one goes through MPI,
-         * untimed. */
-        if (slot < 0)
-            kind = MPIX_ZCOPY_MPI, timed = 0;
-        double start = MPI_Wtime();
-        zc->stats.sent[kind]++;
-        if (kind == MPIX_ZCOPY_RTS)
-            rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
-        else
-            rc = send_mpi(zc, slot, buf, count, datatype, &header, dest, tag, comm);
-        if (slot >= 0)
-            mpix_zcopy_slot_release(process, slot);
-        if (timed && rc == MPI_SUCCESS)
-            mpix_zcopy_path_sample(view.layout, kind, MPI_Wtime() - start);
-    }
+    int timed, kind = mpix_zcopy_choose_path(zc, &view, &timed);
+    int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
+    /* Every slot taken (as many threads sending at once): this one goes through MPI,
+     * untimed. */
+    if (slot < 0)
+        kind = MPIX_ZCOPY_MPI, timed = 0;
+    double start = MPI_Wtime();
+    zc->stats.sent[kind]++;
+    if (kind == MPIX_ZCOPY_RTS)
+        rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
+    else
+        rc = send_inline(zc, MPIX_ZCOPY_MPI, slot, buf, count, datatype, &header, dest, tag, comm);
+    if (slot >= 0)
+        mpix_zcopy_slot_release(process, slot);
+    if (timed && rc == MPI_SUCCESS)
+        mpix_zcopy_path_sample(view.layout, kind, MPI_Wtime() - start);
     mpix_layout_view_release(&view);
     return rc;
 }

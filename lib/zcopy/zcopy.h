@@ -213,6 +213,13 @@ typedef struct mpix_zcopy_header {
     mpix_zcopy_layout_ref data;   /* the sender's */
 } mpix_zcopy_header;
 
+/* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
+ * of @datatype at @buf (message.c): what a sender sends with data inline and what every
+ * receive is posted with (a header-only message fills the header alone). Free it with
+ * MPI_Type_free. */
+int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                            MPI_Datatype *message);
+
 /* ---- mailboxes (mailbox.c) --------------------------------------------------------- */
 
 /* One zero-copy message's hand-shake, in the sender's mailbox, which the receiver maps:

@@ -85,6 +85,7 @@ int main(int argc, char **argv)
                        : MPIX_Recv_zcopy(introduction, sizeof introduction, MPI_BYTE, 0, 0, MPI_COMM_WORLD,
                                          MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS, "introduction: %s", mpix_test_error_string(rc));
+    MPI_Barrier(MPI_COMM_WORLD);   /* the receiver has answered: the sender may attach */
 
     for (int round = 1; round <= 3; round++) {
         mpix_zcopy_stats before = stats();

@@ -1,0 +1,18 @@
+/* The one MPI message of a zcopy call, header and data together: one message per call
+ * on the caller's communicator and tag, so that no other receive (another thread's
+ * wildcard receive included) can take the data apart from its header. */
+#include "zcopy.h"
+
+int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                            MPI_Datatype *message)
+{
+    int lengths[2] = { (int)sizeof *header, count };
+    MPI_Aint at[2];
+    MPI_Datatype types[2] = { MPI_BYTE, datatype };
+    MPI_Get_address(header, &at[0]);
+    MPI_Get_address(buf, &at[1]);
+    int rc = MPI_Type_create_struct(2, lengths, at, types, message);
+    if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(message)) != MPI_SUCCESS)
+        MPI_Type_free(message);
+    return rc;
+}

@@ -1,0 +1,80 @@
+/* Several threads receiving on one communicator with MPI_ANY_SOURCE and MPI_ANY_TAG
+ * (MPI_THREAD_MULTIPLE) while rank 0 sends small and large messages on mixed tags: each
+ * message must reach exactly one receive whole, with its status, whatever path it takes.
+ * This holds only because every zcopy message is one MPI message: were the data of an
+ * MPI-path message sent after its header, another thread's wildcard receive could match
+ * the data as a message of its own. The meson rows run it with the defaults (packed,
+ * zero-copy and MPI paths) and with MPIX_ZCOPY=off (every message through MPI). */
+#include "mpix_test.h"
+
+#include <mpix/mpix.h>
+#include <pthread.h>
+
+enum { THREADS = 4, MESSAGES = 96, SMALL = 128, LARGE = 16384, TAGS = 5 };
+
+static int received[MESSAGES];   /* by message index: receives that got it */
+static int bad_messages;
+static pthread_mutex_t tally = PTHREAD_MUTEX_INITIALIZER;
+
+static int length_of(int message) { return message % 2 ? LARGE : SMALL; }
+static double value_at(int message, int k) { return k == 0 ? message : message * 1e6 + k; }
+
+static void *receive_share(void *argument)
+{
+    (void)argument;
+    double *buffer = malloc(LARGE * sizeof *buffer);
+    for (int n = 0; n < MESSAGES / THREADS; n++) {
+        MPI_Status status;
+        int count = -1, rc = MPIX_Recv_zcopy(buffer, LARGE, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                                             &status);
+        MPI_Get_count(&status, MPI_DOUBLE, &count);
+        int message = (int)buffer[0], intact = rc == MPI_SUCCESS && message >= 0 && message < MESSAGES &&
+                                               count == length_of(message) && status.MPI_SOURCE == 0 &&
+                                               status.MPI_TAG == message % TAGS;
+        for (int k = 1; intact && k < count; k++)
+            intact = buffer[k] == value_at(message, k);
+        pthread_mutex_lock(&tally);
+        if (intact)
+            received[message]++;
+        else
+            bad_messages++;
+        pthread_mutex_unlock(&tally);
+    }
+    free(buffer);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int provided, rank, ranks;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d, want MPI_THREAD_MULTIPLE",
+          provided);
+    CHECK(ranks == 2, "run with 2 ranks, not %d", ranks);
+    if (provided != MPI_THREAD_MULTIPLE || ranks != 2)
+        return mpix_test_finish("zcopy_shared_receivers");
+
+    if (rank == 0) {
+        double *buffer = malloc(LARGE * sizeof *buffer);
+        for (int message = 0; message < MESSAGES; message++) {
+            for (int k = 0; k < length_of(message); k++)
+                buffer[k] = value_at(message, k);
+            int rc = MPIX_Send_zcopy(buffer, length_of(message), MPI_DOUBLE, 1, message % TAGS, MPI_COMM_WORLD);
+            CHECK(rc == MPI_SUCCESS, "send %d: %s", message, mpix_test_error_string(rc));
+        }
+        free(buffer);
+    } else {
+        pthread_t threads[THREADS];
+        for (int t = 0; t < THREADS; t++)
+            pthread_create(&threads[t], NULL, receive_share, NULL);
+        for (int t = 0; t < THREADS; t++)
+            pthread_join(threads[t], NULL);
+        CHECK(bad_messages == 0, "%d receives got a wrong message, status or error", bad_messages);
+        for (int message = 0; message < MESSAGES; message++)
+            CHECK(received[message] == 1, "message %d received %d times", message, received[message]);
+    }
+    return mpix_test_finish("zcopy_shared_receivers");
+}

@@ -64,11 +64,14 @@
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety
- * Calls on different communicators may run concurrently under MPI_THREAD_MULTIPLE,
- * with the same datatype too (its memoized layout is shared under a lock; a thread
- * using another count meanwhile gets an unmemoized layout of its own);
- * concurrent sends with the same (communicator, destination, tag) have no defined
- * order, as in MPI.
+ * Under MPI_THREAD_MULTIPLE calls may run concurrently, on different communicators or
+ * on one (threads receiving with wildcards on one communicator each get whole
+ * messages), with the same datatype too: a datatype's memoized layout and a
+ * communicator's tables of peers' layouts are shared under locks, and a thread that
+ * would have to replace an entry another call may be using gets a layout of its own
+ * for that call instead. Concurrent sends with the same (communicator, destination,
+ * tag) have no defined order, as in MPI. The path statistics kept for tests and
+ * MPIX_VERBOSE are plain counters that concurrent calls may undercount.
  */
 #ifndef MPIX_ZCOPY_H
 #define MPIX_ZCOPY_H

@@ -5,6 +5,7 @@
 #include "zcopy.h"
 #include "common/hint.h"
 #include "common/keyval.h"
+#include "common/self_state.h"
 #include "common/verbose.h"
 
 #include <stdlib.h>
@@ -51,6 +52,7 @@ static void free_state(mpix_zcopy_comm *zc)
     }
     free(zc->world_rank);
     free(zc->scratch);
+    pthread_mutex_destroy(&zc->lock);
     free(zc);
 }
 
@@ -117,18 +119,34 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
         *state = value;
         return rc;
     }
+    /* First use, perhaps by several threads at once: one creates the state, under the
+     * library's lock (the process state first: it takes that lock itself), and the
+     * others find it; two states set in turn would free the first while in use. */
+    mpix_zcopy_process *process;
+    if ((rc = mpix_zcopy_process_get(&process)) != MPI_SUCCESS)
+        return rc;
+    mpix_lock();
+    rc = mpix_comm_attr_get(comm, &zcopy_keyval, &value);
+    if (rc != MPI_SUCCESS || value) {
+        mpix_unlock();
+        *state = value;
+        return rc;
+    }
     mpix_zcopy_comm *zc = calloc(1, sizeof *zc);
-    if (!zc)
+    if (!zc) {
+        mpix_unlock();
         return MPI_ERR_NO_MEM;
+    }
+    zc->process = process;
+    pthread_mutex_init(&zc->lock, NULL);
     rc = read_knobs(zc);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_zcopy_process_get(&zc->process);
     if (rc == MPI_SUCCESS)
         rc = translate_peers(comm, zc);
     if (rc == MPI_SUCCESS && !(zc->scratch = malloc(SCRATCH_BYTES)))
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = mpix_comm_attr_set(comm, &zcopy_keyval, zc);
+    mpix_unlock();
     if (rc != MPI_SUCCESS) {
         free_state(zc);
         return rc;
@@ -139,19 +157,65 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
 
 size_t mpix_zcopy_scratch_bytes(void) { return SCRATCH_BYTES; }
 
+void mpix_zcopy_comm_enter(mpix_zcopy_comm *zc)
+{
+    pthread_mutex_lock(&zc->lock);
+    zc->calls_in_flight++;
+    pthread_mutex_unlock(&zc->lock);
+}
+
+void mpix_zcopy_comm_leave(mpix_zcopy_comm *zc)
+{
+    pthread_mutex_lock(&zc->lock);
+    zc->calls_in_flight--;
+    pthread_mutex_unlock(&zc->lock);
+}
+
+char *mpix_zcopy_scratch_take(mpix_zcopy_comm *zc)
+{
+    pthread_mutex_lock(&zc->lock);
+    int taken = zc->scratch_taken;
+    zc->scratch_taken = 1;
+    pthread_mutex_unlock(&zc->lock);
+    return taken ? malloc(SCRATCH_BYTES) : zc->scratch;
+}
+
+void mpix_zcopy_scratch_give(mpix_zcopy_comm *zc, char *scratch)
+{
+    if (scratch != zc->scratch) {
+        free(scratch);
+        return;
+    }
+    pthread_mutex_lock(&zc->lock);
+    zc->scratch_taken = 0;
+    pthread_mutex_unlock(&zc->lock);
+}
+
 mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id)
 {
     received_key key = { (uint64_t)peer, id };
     mpix_zcopy_received *found = NULL;
+    pthread_mutex_lock(&zc->lock);
     HASH_FIND(hh, zc->received, &key, sizeof key, found);
+    pthread_mutex_unlock(&zc->lock);
     return found ? &found->layout : NULL;
 }
 
 mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id, mpix_layout *layout)
 {
-    mpix_zcopy_received *entry = calloc(1, sizeof *entry);
+    received_key key = { (uint64_t)peer, id };
+    mpix_zcopy_received *entry = calloc(1, sizeof *entry), *known = NULL;
     if (!entry)
         return NULL;
+    pthread_mutex_lock(&zc->lock);
+    HASH_FIND(hh, zc->received, &key, sizeof key, known);
+    /* Known already (another thread read it too), or full while other calls may use
+     * entries: the caller uses its copy once. */
+    if (known || (zc->received_count == RECEIVED_MAX && zc->calls_in_flight > 1)) {
+        pthread_mutex_unlock(&zc->lock);
+        free(entry);
+        return NULL;
+    }
     if (zc->received_count == RECEIVED_MAX) {
         mpix_zcopy_received *oldest = zc->received; /* uthash keeps insertion order */
         HASH_DEL(zc->received, oldest);
@@ -159,11 +223,12 @@ mpix_layout *mpix_zcopy_received_add(mpix_zcopy_comm *zc, int peer, uint64_t id,
         free(oldest);
         zc->received_count--;
     }
-    entry->key = (received_key){ (uint64_t)peer, id };
+    entry->key = key;
     entry->layout = *layout;
     *layout = (mpix_layout){ 0 };
     HASH_ADD(hh, zc->received, key, sizeof entry->key, entry);
     zc->received_count++;
+    pthread_mutex_unlock(&zc->lock);
     return &entry->layout;
 }
 
@@ -181,7 +246,9 @@ int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype 
     }
     entry->id = global_id;
     entry->count = -1;
+    pthread_mutex_lock(&zc->lock);
     HASH_ADD(hh, zc->globals, id, sizeof entry->id, entry);
+    pthread_mutex_unlock(&zc->lock);
     return MPI_SUCCESS;
 }
 
@@ -190,26 +257,35 @@ int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype 
 mpix_layout *mpix_zcopy_global_find(mpix_zcopy_comm *zc, uint64_t global_id, int count)
 {
     mpix_zcopy_global *entry = NULL;
+    mpix_layout *found = NULL;
+    pthread_mutex_lock(&zc->lock);
     HASH_FIND(hh, zc->globals, &global_id, sizeof global_id, entry);
-    if (!entry)
-        return NULL;
-    if (entry->count != count) {
+    if (entry && entry->count == count)
+        found = &entry->expanded;
+    /* Another count: re-expanded only by a call alone on the communicator (another
+     * may be using the expansion); otherwise the caller reads the peer's layout. */
+    else if (entry && zc->calls_in_flight <= 1) {
         mpix_layout expanded;
-        if (mpix_layout_repeat(&entry->element, count, entry->extent, &expanded) != MPI_SUCCESS)
-            return NULL;
-        mpix_layout_free(&entry->expanded);
-        entry->expanded = expanded;
-        entry->count = count;
+        if (mpix_layout_repeat(&entry->element, count, entry->extent, &expanded) == MPI_SUCCESS) {
+            mpix_layout_free(&entry->expanded);
+            entry->expanded = expanded;
+            entry->count = count;
+            found = &entry->expanded;
+        }
     }
-    return &entry->expanded;
+    pthread_mutex_unlock(&zc->lock);
+    return found;
 }
 
 void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id)
 {
     mpix_zcopy_global *entry = NULL;
+    pthread_mutex_lock(&zc->lock);
     HASH_FIND(hh, zc->globals, &global_id, sizeof global_id, entry);
-    if (entry) {
+    if (entry)
         HASH_DEL(zc->globals, entry);
+    pthread_mutex_unlock(&zc->lock);
+    if (entry) {
         mpix_layout_free(&entry->element);
         mpix_layout_free(&entry->expanded);
         free(entry);

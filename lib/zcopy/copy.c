@@ -227,8 +227,13 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
         return copy_direct(process_vm_readv, pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes);
     }
     zc->stats.pulled_staged++;
-    return pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, zc->scratch,
-                       (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
+    char *scratch = mpix_zcopy_scratch_take(zc);
+    if (!scratch)
+        return ENOMEM;
+    int error = pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, scratch,
+                            (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
+    mpix_zcopy_scratch_give(zc, scratch);
+    return error;
 }
 
 int mpix_zcopy_push(pid_t pid, uint64_t remote_base, const mpix_layout *remote, const char *local_base,

@@ -90,6 +90,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
         MPI_Count bytes = header->bytes, split = bytes;
+        mpix_zcopy_comm_enter(zc);
         int error = 0, known = mpix_zcopy_peer_layout_find(zc, source, &header->data, &scratch, &remote);
         mpix_zcopy_collapse(zc, buf, local.layout);   /* before the sender pins its pages */
         /* Split by the sender's layout, or by this one's while the sender's is not read. */
@@ -116,6 +117,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
         mpix_zcopy_peer_layout_release(&scratch, &header->data);
+        mpix_zcopy_comm_leave(zc);
         mpix_layout_view_release(&local);
     }
     end_message(slot, header, outcome);

@@ -18,6 +18,7 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
     mpix_layout scratch, *theirs;
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     pid_t pid = slot->receiver_pid;
+    mpix_zcopy_comm_enter(zc);
     if (mpix_zcopy_peer_layout(zc, dest, pid, &slot->receiver, &scratch, &theirs) == MPI_SUCCESS) {
         int error = zc->process->attach == MPIX_ZCOPY_ATTACH_REFUSE_PUSH
                         ? EPERM
@@ -33,6 +34,7 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
                 zc->process->access[zc->world_rank[dest]] = MPIX_ZCOPY_ACCESS_REFUSED;
         }
     }
+    mpix_zcopy_comm_leave(zc);
     /* Release: the receiver that reads DONE then reads the bytes this process wrote. */
     __atomic_store_n(&slot->finished, outcome, __ATOMIC_RELEASE);
 }

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include "common/datatype.h"
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -154,12 +155,28 @@ typedef struct mpix_zcopy_comm {
     int received_count;
     mpix_zcopy_global *globals;      /* global id -> this process's layout of that type */
     char *scratch;               /* staging for coalesced spans */
-    mpix_zcopy_stats stats;
+    mpix_zcopy_stats stats;      /* counters: threads may lose an increment */
     mpix_zcopy_process *process;
+    /* Threads may call on one communicator at once: the lock guards the two tables
+     * above, scratch_taken and calls_in_flight. A layout found in a table stays valid
+     * while its call is in flight, since entries are evicted or re-expanded only by a
+     * call that is alone on the communicator. */
+    pthread_mutex_t lock;
+    int scratch_taken;
+    int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
 } mpix_zcopy_comm;
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
 size_t mpix_zcopy_scratch_bytes(void);
+
+/* Brackets a call's use of layouts found in @zc's tables (see mpix_zcopy_comm.lock). */
+void mpix_zcopy_comm_enter(mpix_zcopy_comm *zc);
+void mpix_zcopy_comm_leave(mpix_zcopy_comm *zc);
+
+/* The staging buffer of coalesced spans: @zc's own, or while another thread has it a
+ * private one (NULL: no memory); give it back with _give. */
+char *mpix_zcopy_scratch_take(mpix_zcopy_comm *zc);
+void mpix_zcopy_scratch_give(mpix_zcopy_comm *zc, char *scratch);
 
 /* Layout cache of a receiver: NULL when (peer, id) is unknown. */
 mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id);

@@ -56,6 +56,22 @@ static inline void mpix_test_start(int *argc, char ***argv, int *rank, int *rank
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
+/* mpix_test_start under MPI_THREAD_MULTIPLE for a test written for @want_ranks ranks:
+ * 1 when the test can run; 0 (with a failed check recorded) when MPI gave a lower
+ * thread level or the job has another size. */
+static inline int mpix_test_start_threads(int *argc, char ***argv, int *rank, int want_ranks)
+{
+    int provided, ranks;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d, want MPI_THREAD_MULTIPLE",
+          provided);
+    CHECK(ranks == want_ranks, "run with %d ranks, not %d", want_ranks, ranks);
+    return provided == MPI_THREAD_MULTIPLE && ranks == want_ranks;
+}
+
 /* Capture what this process writes to stderr between begin and end into @text. */
 typedef struct mpix_test_capture {
     char path[64];

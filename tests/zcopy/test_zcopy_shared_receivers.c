@@ -1,16 +1,22 @@
 /* Several threads receiving on one communicator with MPI_ANY_SOURCE and MPI_ANY_TAG
  * (MPI_THREAD_MULTIPLE) while rank 0 sends small and large messages on mixed tags: each
  * message must reach exactly one receive whole, with its status, whatever path it takes.
- * This holds only because every zcopy message is one MPI message: were the data of an
- * MPI-path message sent after its header, another thread's wildcard receive could match
- * the data as a message of its own. The meson rows run it with the defaults (packed,
- * zero-copy and MPI paths) and with MPIX_ZCOPY=off (every message through MPI). */
+ * Large messages are vectors of 2048 blocks, half of a plainly committed type (whose
+ * layout receivers memoize per sender, in the communicator's table) and half of one
+ * committed with MPIX_Type_commit_comm (found by its global id), so the threads share
+ * those tables and the staging buffer. This holds only because every zcopy message is
+ * one MPI message (were the data of an MPI-path message sent after its header, another
+ * thread's wildcard receive could take the data as a message of its own) and because
+ * the per-communicator state is created once and its tables locked. The meson rows run
+ * it with the defaults, with staged spans forced (MPIX_ZCOPY_METHOD=staged: the staging
+ * buffer) and with MPIX_ZCOPY=off (every message through MPI). */
 #include "mpix_test.h"
 
 #include <mpix/mpix.h>
 #include <pthread.h>
 
-enum { THREADS = 4, MESSAGES = 96, SMALL = 128, LARGE = 16384, TAGS = 5 };
+enum { THREADS = 4, MESSAGES = 96, SMALL = 128, TAGS = 5 };
+enum { BLOCKS = 2048, BLOCK = 8, STRIDE = 16, LARGE = BLOCKS * BLOCK };
 
 static int received[MESSAGES];   /* by message index: receives that got it */
 static int bad_messages;
@@ -46,23 +52,28 @@ static void *receive_share(void *argument)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, ranks;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d, want MPI_THREAD_MULTIPLE",
-          provided);
-    CHECK(ranks == 2, "run with 2 ranks, not %d", ranks);
-    if (provided != MPI_THREAD_MULTIPLE || ranks != 2)
+    int rank;
+    if (!mpix_test_start_threads(&argc, &argv, &rank, 2))
         return mpix_test_finish("zcopy_shared_receivers");
 
+    MPI_Datatype plain, global;   /* the same vector, committed both ways */
+    MPI_Type_vector(BLOCKS, BLOCK, STRIDE, MPI_DOUBLE, &plain);
+    MPI_Type_commit(&plain);
+    MPI_Type_vector(BLOCKS, BLOCK, STRIDE, MPI_DOUBLE, &global);
+    int rc = MPIX_Type_commit_comm(&global, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "MPIX_Type_commit_comm: %s", mpix_test_error_string(rc));
     if (rank == 0) {
-        double *buffer = malloc(LARGE * sizeof *buffer);
+        double *buffer = malloc((size_t)BLOCKS * STRIDE * sizeof *buffer);
         for (int message = 0; message < MESSAGES; message++) {
-            for (int k = 0; k < length_of(message); k++)
-                buffer[k] = value_at(message, k);
-            int rc = MPIX_Send_zcopy(buffer, length_of(message), MPI_DOUBLE, 1, message % TAGS, MPI_COMM_WORLD);
+            if (length_of(message) == SMALL) {
+                for (int k = 0; k < SMALL; k++)
+                    buffer[k] = value_at(message, k);
+                rc = MPIX_Send_zcopy(buffer, SMALL, MPI_DOUBLE, 1, message % TAGS, MPI_COMM_WORLD);
+            } else {
+                for (int k = 0; k < LARGE; k++)
+                    buffer[k / BLOCK * STRIDE + k % BLOCK] = value_at(message, k);
+                rc = MPIX_Send_zcopy(buffer, 1, message % 4 == 1 ? plain : global, 1, message % TAGS, MPI_COMM_WORLD);
+            }
             CHECK(rc == MPI_SUCCESS, "send %d: %s", message, mpix_test_error_string(rc));
         }
         free(buffer);
@@ -76,5 +87,8 @@ int main(int argc, char **argv)
         for (int message = 0; message < MESSAGES; message++)
             CHECK(received[message] == 1, "message %d received %d times", message, received[message]);
     }
+    MPI_Type_free(&plain);
+    rc = MPIX_Type_free_comm(&global, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "MPIX_Type_free_comm: %s", mpix_test_error_string(rc));
     return mpix_test_finish("zcopy_shared_receivers");
 }

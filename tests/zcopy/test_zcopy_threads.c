@@ -127,15 +127,8 @@ static void run_receiver(void)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, ranks;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d, want MPI_THREAD_MULTIPLE",
-          provided);
-    CHECK(ranks == 2, "run with 2 ranks, not %d", ranks);
-    if (provided != MPI_THREAD_MULTIPLE || ranks != 2)
+    int rank;
+    if (!mpix_test_start_threads(&argc, &argv, &rank, 2))
         return mpix_test_finish("zcopy_threads");
 
     MPI_Type_vector(BLOCKS, BLOCK_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &layout);

@@ -3,7 +3,8 @@
  * whole 2 MiB units; rank 1 receives into one buffer of its own. The first send only
  * counts the units; the second folds them on both sides (MADV_COLLAPSE), which the test
  * sees in the path statistics and in /proc/self/smaps; the third folds nothing new. A
- * message whose extent holds no whole unit folds nothing. With MPIX_ZCOPY_COLLAPSE=off
+ * message whose extent holds no whole unit folds nothing, and a buffer marked
+ * MADV_NOHUGEPAGE is refused by the kernel (counted) and left alone. With MPIX_ZCOPY_COLLAPSE=off
  * (the second meson row) nothing is folded or tried. Both rows force zero-copy
  * (MPIX_ZCOPY_METHOD=direct) so that path learning cannot send through MPI instead.
  * On a kernel without MADV_COLLAPSE (before Linux 6.1) the second send's folds must be
@@ -138,6 +139,32 @@ int main(int argc, char **argv)
           "a message without a whole 2 MiB unit folded %lu units (%lu refused)",
           after.collapsed_units - before.collapsed_units, after.collapse_failed - before.collapse_failed);
 
+    /* A buffer the program marked MADV_NOHUGEPAGE: the kernel refuses the fold, which is
+     * counted, and the bytes arrive all the same. */
+    double *unfoldable = aligned_alloc(UNIT, BUFFER_BYTES);
+    madvise(unfoldable, BUFFER_BYTES, MADV_NOHUGEPAGE);
+    before = stats();
+    for (int round = 6; round <= 7; round++) {
+        for (size_t i = 0; i < doubles; i++)
+            unfoldable[i] = rank == 0 ? value_at(round, i) : -1;
+        rc = rank == 0 ? MPIX_Send_zcopy(unfoldable, 1, vector, 1, round, MPI_COMM_WORLD)
+                       : MPIX_Recv_zcopy(unfoldable, 1, vector, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
+        if (rank == 1)
+            CHECK(unfoldable[STRIDE / sizeof(double) + 1] == value_at(round, STRIDE / sizeof(double) + 1),
+                  "round %d: the unfoldable buffer got %g", round, unfoldable[STRIDE / sizeof(double) + 1]);
+    }
+    after = stats();
+    CHECK(after.collapsed_units == before.collapsed_units &&
+              after.collapse_failed - before.collapse_failed == (collapse_on ? 1u : 0u),
+          "MADV_NOHUGEPAGE buffer: %lu units folded, %lu folds refused; want 0 and %d",
+          after.collapsed_units - before.collapsed_units, after.collapse_failed - before.collapse_failed,
+          collapse_on ? 1 : 0);
+    if (collapse_on)
+        CHECK(huge_kib_at(unfoldable) == 0, "the MADV_NOHUGEPAGE buffer has %ld KiB in huge pages",
+              huge_kib_at(unfoldable));
+
+    free(unfoldable);
     free(buffer);
     MPI_Type_free(&vector);
     return mpix_test_finish("zcopy_collapse");

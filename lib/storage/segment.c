@@ -210,7 +210,7 @@ void mpix_segment_release(mpix_segment *segment)
 int mpix_address_range_reserve(long long length, long long phase, char **start)
 {
     long long wanted = length > 0 ? length : mpix_page_size();
-    long long extra = wanted >= MPIX_HUGE_FOLIO_BYTES ? MPIX_HUGE_FOLIO_BYTES : 0;
+    long long extra = wanted >= MPIX_HUGE_PAGE_BYTES ? MPIX_HUGE_PAGE_BYTES : 0;
     char *range = mmap(NULL, wanted + extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED)
         return mpix_error(MPIX_ERRKIND_STORAGE_IO, "cannot reserve %lld bytes of address space: %s", length,

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "file.h"
+#include "common/pages.h"
 
 #include <stddef.h>
 
@@ -67,10 +68,6 @@ void mpix_segment_advise(const mpix_segment *segment, char *at, unsigned access_
 
 /* Close the memory descriptor the segment owns. */
 void mpix_segment_release(mpix_segment *segment);
-
-/* Size of the largest page-cache folio a storage mapping asks for (tracking.h), and the
- * alignment that lets the kernel map one with a single page-table entry. */
-#define MPIX_HUGE_FOLIO_BYTES (2LL << 20)
 
 /* Reserve @length bytes of address space (no memory, no swap) to map segments into. A
  * range of 2 MiB or more starts at @phase modulo 2 MiB, so that a file part placed at

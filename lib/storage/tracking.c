@@ -45,13 +45,13 @@ static int cachestat(int fd, long long offset, long long length, struct mpix_cac
  * congruent to the file offset modulo 2 MiB, region.c). */
 static long long first_unit(long long file_offset)
 {
-    return (MPIX_HUGE_FOLIO_BYTES - file_offset % MPIX_HUGE_FOLIO_BYTES) % MPIX_HUGE_FOLIO_BYTES;
+    return (MPIX_HUGE_PAGE_BYTES - file_offset % MPIX_HUGE_PAGE_BYTES) % MPIX_HUGE_PAGE_BYTES;
 }
 
 /* Whether the mapping holds a whole 2 MiB unit (a sample for probes). */
 static int has_sample(long long file_offset, long long length)
 {
-    return first_unit(file_offset) + MPIX_HUGE_FOLIO_BYTES <= length;
+    return first_unit(file_offset) + MPIX_HUGE_PAGE_BYTES <= length;
 }
 
 /* Whether cachestat(2) can count this file's dirty pages: Linux 6.5 or later, and a file
@@ -92,7 +92,7 @@ void mpix_tracking_start(mpix_storage_tracking *tracking, const mpix_storage_con
 
 long long mpix_tracking_granularity(const mpix_storage_tracking *tracking)
 {
-    return tracking->huge ? MPIX_HUGE_FOLIO_BYTES : mpix_page_size();
+    return tracking->huge ? MPIX_HUGE_PAGE_BYTES : mpix_page_size();
 }
 
 /* Clean pages keep their folio size until they leave the page cache: drop them (a sync
@@ -136,9 +136,9 @@ static void switch_to_page(int fd, long long file_offset, char *start, long long
 static void for_each_sample(int fd, long long file_offset, char *start, long long length,
                             void (*action)(int, long long, char *, long long, void *), void *context)
 {
-    for (long long at = first_unit(file_offset); at + MPIX_HUGE_FOLIO_BYTES <= length;
-         at += PROBE_SAMPLE_EVERY * MPIX_HUGE_FOLIO_BYTES)
-        action(fd, file_offset + at, start + at, MPIX_HUGE_FOLIO_BYTES, context);
+    for (long long at = first_unit(file_offset); at + MPIX_HUGE_PAGE_BYTES <= length;
+         at += PROBE_SAMPLE_EVERY * MPIX_HUGE_PAGE_BYTES)
+        action(fd, file_offset + at, start + at, MPIX_HUGE_PAGE_BYTES, context);
 }
 
 static void sample_to_page(int fd, long long file_offset, char *start, long long length, void *context)

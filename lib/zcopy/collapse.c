@@ -16,6 +16,7 @@
  * shared by threads: entries are single 64-bit words read and written atomically, and a
  * lost update only folds a unit once more or once less. */
 #include "zcopy.h"
+#include "common/pages.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -24,7 +25,6 @@
 #define MADV_COLLAPSE 25   /* Linux 6.1; older C libraries lack the name */
 #endif
 
-enum { UNIT_SHIFT = 21 };           /* 2 MiB: the x86-64 and arm64 (4 KiB granule) PMD size */
 enum { REFOLD_SIGHTS = 8 };
 enum { SIGHT_BITS = 8 };            /* an entry: unit number << SIGHT_BITS | sights */
 
@@ -42,7 +42,7 @@ static int sighted(mpix_zcopy_process *process, uintptr_t unit)
 
 static void fold(mpix_zcopy_comm *zc, uintptr_t first_unit, uintptr_t units)
 {
-    if (madvise((void *)(first_unit << UNIT_SHIFT), units << UNIT_SHIFT, MADV_COLLAPSE) == 0)
+    if (madvise((void *)(first_unit * MPIX_HUGE_PAGE_BYTES), units * MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0)
         zc->stats.collapsed_units += units;
     else /* an old kernel, a file or shared mapping it will not fold, no free huge page */
         zc->stats.collapse_failed++;
@@ -53,7 +53,7 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
     if (!zc->process->collapse || layout->nblocks == 0)
         return;
     uintptr_t low = (uintptr_t)buf + layout->lowest, high = (uintptr_t)buf + layout->highest;
-    uintptr_t first = (low + (1u << UNIT_SHIFT) - 1) >> UNIT_SHIFT, end = high >> UNIT_SHIFT;
+    uintptr_t first = (low + MPIX_HUGE_PAGE_BYTES - 1) / MPIX_HUGE_PAGE_BYTES, end = high / MPIX_HUGE_PAGE_BYTES;
     uintptr_t due = 0;   /* a run of due units, [first of it, unit) */
     for (uintptr_t unit = first; unit < end; unit++) {
         if (sighted(zc->process, unit)) {

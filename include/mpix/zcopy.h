@@ -59,8 +59,9 @@
  *   receive meets a second time has the aligned 2 MiB units wholly inside the message's
  *   extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux 6.1; the
  *   contents stay), because the kernel's cross-memory copy pins every page and runs
- *   about 1.8x faster from huge pages. The first fold copies each unit once; memory
- *   marked MADV_NOHUGEPAGE is left alone; older kernels just keep their pages.
+ *   about 1.8x faster from huge pages. The first fold copies each unit once, at most
+ *   16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left alone; older
+ *   kernels just keep their pages.
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety

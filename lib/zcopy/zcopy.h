@@ -96,7 +96,7 @@ enum { MPIX_ZCOPY_ATTACH_PROBE, MPIX_ZCOPY_ATTACH_REFUSE, MPIX_ZCOPY_ATTACH_REFU
 typedef struct mpix_zcopy_slot mpix_zcopy_slot;       /* mailbox.c */
 typedef struct mpix_zcopy_mapped mpix_zcopy_mapped;   /* mailbox.c: peers' mailboxes by pid */
 
-enum { MPIX_ZCOPY_COLLAPSE_UNITS = 64 };   /* 2 MiB units whose sights are remembered */
+enum { MPIX_ZCOPY_COLLAPSE_UNITS = 1024 };   /* 2 MiB units whose sights are remembered (2 GiB) */
 
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */

@@ -4,7 +4,8 @@
  * counts the units; the second folds them on both sides (MADV_COLLAPSE), which the test
  * sees in the path statistics and in /proc/self/smaps; the third folds nothing new. A
  * message whose extent holds no whole unit folds nothing, and a buffer marked
- * MADV_NOHUGEPAGE is refused by the kernel (counted) and left alone. With MPIX_ZCOPY_COLLAPSE=off
+ * MADV_NOHUGEPAGE is refused by the kernel (counted) and left alone, and a 40 MiB message
+ * is folded over two calls (at most 16 units a call). With MPIX_ZCOPY_COLLAPSE=off
  * (the second meson row) nothing is folded or tried. Both rows force zero-copy
  * (MPIX_ZCOPY_METHOD=direct) so that path learning cannot send through MPI instead.
  * On a kernel without MADV_COLLAPSE (before Linux 6.1) the second send's folds must be
@@ -164,6 +165,32 @@ int main(int argc, char **argv)
         CHECK(huge_kib_at(unfoldable) == 0, "the MADV_NOHUGEPAGE buffer has %ld KiB in huge pages",
               huge_kib_at(unfoldable));
 
+    /* A 40 MiB message (20 whole units): the second send folds the 16 units one call may
+     * fold, the third the other 4. */
+    enum { BIG_UNITS = 20, FOLDS_PER_CALL = 16 };
+    char *big = aligned_alloc(UNIT, (size_t)BIG_UNITS * UNIT);
+    for (int round = 8; round <= 10; round++) {
+        memset(big, rank == 0 ? round : 0, (size_t)BIG_UNITS * UNIT);
+        before = stats();
+        rc = rank == 0 ? MPIX_Send_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 1, round, MPI_COMM_WORLD)
+                       : MPIX_Recv_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
+        CHECK(big[0] == round && big[(size_t)BIG_UNITS * UNIT - 1] == round, "round %d: the 40 MiB message got %d, %d",
+              round, big[0], big[(size_t)BIG_UNITS * UNIT - 1]);
+        after = stats();
+        unsigned long folded = after.collapsed_units - before.collapsed_units;
+        unsigned long refused = after.collapse_failed - before.collapse_failed;
+        unsigned long want_folded = !collapse_on || !folds ? 0
+                                    : round == 9       ? FOLDS_PER_CALL
+                                    : round == 10      ? BIG_UNITS - FOLDS_PER_CALL
+                                                       : 0;
+        unsigned long want_refused = collapse_on && !folds && round > 8 ? 1 : 0;
+        CHECK(folded == want_folded && refused == want_refused,
+              "40 MiB round %d: %lu units folded, %lu folds refused; want %lu and %lu", round, folded, refused,
+              want_folded, want_refused);
+    }
+
+    free(big);
     free(unfoldable);
     free(buffer);
     MPI_Type_free(&vector);

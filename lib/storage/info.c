@@ -17,10 +17,11 @@ static void set_number(MPI_Info info, mpix_hint_id id, const char *format, doubl
     set_text(info, id, text);
 }
 
-/* access_style back to its keywords, in the hint table's order. */
-static void set_access_style(MPI_Info info, unsigned mask)
+/* Hint @id back to its keywords: those whose bit is set in @mask, comma-separated, in
+ * the hint table's order (one bit for a single-keyword hint). */
+static void set_keywords(MPI_Info info, mpix_hint_id id, unsigned mask)
 {
-    const char *keywords = mpix_hint_spec_of(MPIX_HINT_ACCESS_STYLE)->keywords;
+    const char *keywords = mpix_hint_spec_of(id)->keywords;
     char text[256] = "";
     int index = 0, length = 0;
     for (const char *word = keywords; *word; index++) {
@@ -32,7 +33,7 @@ static void set_access_style(MPI_Info info, unsigned mask)
         word += word_length + (word[word_length] == '|');
     }
     if (length)
-        set_text(info, MPIX_HINT_ACCESS_STYLE, text);
+        set_text(info, id, text);
 }
 
 MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
@@ -46,11 +47,10 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
     const mpix_segment *mine = &state->region.mine;
     set_text(*info_used, MPIX_HINT_ALLOC_TYPE, mine->storage_bytes > 0 || config->storage ? "storage" : "memory");
     if (mine->storage_bytes > 0) {
-        static const char *policies[] = { "auto", "page", "huge" }; /* MPIX_TRACKING_* */
         const mpix_storage_tracking *tracking = &state->region.tracking;
         set_text(*info_used, MPIX_HINT_STORAGE_FILENAME, state->region.file.path);
         set_number(*info_used, MPIX_HINT_STORAGE_OFFSET, "%.0f", (double)(mine->file_offset + mine->shift));
-        set_text(*info_used, MPIX_HINT_STORAGE_TRACKING, policies[tracking->policy]);
+        set_keywords(*info_used, MPIX_HINT_STORAGE_TRACKING, 1u << tracking->policy);
         set_number(*info_used, MPIX_HINT_STORAGE_HUGE_PERCENT, "%g", config->huge_percent);
         /* Read-only: what the kernel is asked to track changes by until the next sync. */
         char granularity[32];
@@ -63,7 +63,7 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
     set_text(*info_used, MPIX_HINT_STORAGE_ORDER, config->storage_first ? "storage_first" : "memory_first");
     set_text(*info_used, MPIX_HINT_STORAGE_UNLINK, config->unlink_file ? "true" : "false");
     set_text(*info_used, MPIX_HINT_STORAGE_DISCARD, config->discard ? "true" : "false");
-    set_access_style(*info_used, config->access_style);
+    set_keywords(*info_used, MPIX_HINT_ACCESS_STYLE, config->access_style);
     char perm[16];
     snprintf(perm, sizeof perm, "%04o", config->file_perm);
     set_text(*info_used, MPIX_HINT_FILE_PERM, perm);

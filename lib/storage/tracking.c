@@ -182,22 +182,16 @@ static void choose(mpix_storage_tracking *tracking, double fraction, double samp
             switch_to_huge(fd, file_offset, start, length);
             tracking->huge = 1;
         }
-    } else if (was_probing) {
-        tracking->probing = 0;
-        if (dense) {
-            tracking->probe_period = tracking->probe_period * 2 > LAST_PROBE_PERIOD ? LAST_PROBE_PERIOD
-                                                                                     : tracking->probe_period * 2;
-            tracking->syncs_to_probe = tracking->probe_period;
-            for_each_sample(fd, file_offset, start, length, sample_to_huge, NULL);
-        } else {
-            tracking->dense_syncs = 0;
-            switch_to_page(fd, file_offset, start, length);
-            tracking->huge = 0;
-        }
     } else if (!dense) {
-        tracking->dense_syncs = 0;
+        tracking->probing = tracking->dense_syncs = 0;
         switch_to_page(fd, file_offset, start, length);
         tracking->huge = 0;
+    } else if (was_probing) {
+        tracking->probing = 0;
+        tracking->probe_period = tracking->probe_period * 2 > LAST_PROBE_PERIOD ? LAST_PROBE_PERIOD
+                                                                                 : tracking->probe_period * 2;
+        tracking->syncs_to_probe = tracking->probe_period;
+        for_each_sample(fd, file_offset, start, length, sample_to_huge, NULL);
     } else if (--tracking->syncs_to_probe == 0) {
         tracking->probing = 1;
         for_each_sample(fd, file_offset, start, length, sample_to_page, NULL);

@@ -11,7 +11,7 @@
  * On a kernel without MADV_COLLAPSE (before Linux 6.1) the second send's folds must be
  * counted as refused, and the bytes must arrive all the same. */
 #include "mpix_test.h"
-#include "zcopy/zcopy.h"
+#include "zcopy_stats.h"
 
 #include <errno.h>
 #include <mpix/mpix.h>
@@ -24,13 +24,6 @@
 
 enum { UNIT = 2 << 20, BUFFER_BYTES = 4 * UNIT, BLOCK = 32 << 10, STRIDE = 64 << 10, BLOCKS = 128 };
 enum { WHOLE_UNITS = 3 };   /* the extent is 8 MiB less 32 KiB from an aligned start */
-
-static mpix_zcopy_stats stats(void)
-{
-    mpix_zcopy_comm *zc = NULL;
-    mpix_zcopy_comm_get(MPI_COMM_WORLD, &zc);
-    return zc->stats;
-}
 
 /* Whether this kernel folds anonymous memory on request. */
 static int kernel_folds(void)
@@ -90,7 +83,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);   /* the receiver has answered: the sender may attach */
 
     for (int round = 1; round <= 3; round++) {
-        mpix_zcopy_stats before = stats();
+        mpix_zcopy_stats before = zcopy_stats_of(MPI_COMM_WORLD);
         if (rank == 0) {
             for (size_t i = 0; i < doubles; i++)
                 buffer[i] = value_at(round, i);
@@ -108,7 +101,7 @@ int main(int argc, char **argv)
             }
             CHECK(wrong == 0, "round %d: %zu doubles wrong", round, wrong);
         }
-        mpix_zcopy_stats after = stats();
+        mpix_zcopy_stats after = zcopy_stats_of(MPI_COMM_WORLD);
         CHECK(after.sent[MPIX_ZCOPY_RTS] + after.pulled_direct + after.pulled_staged >
                   before.sent[MPIX_ZCOPY_RTS] + before.pulled_direct + before.pulled_staged,
               "round %d went through MPI, not zero-copy", round);
@@ -128,14 +121,14 @@ int main(int argc, char **argv)
     }
 
     /* 1 MiB from the middle of a unit: no whole unit inside, nothing to count or fold. */
-    mpix_zcopy_stats before = stats();
+    mpix_zcopy_stats before = zcopy_stats_of(MPI_COMM_WORLD);
     char *middle = (char *)buffer + UNIT / 2;
     for (int round = 4; round <= 5; round++) {
         rc = rank == 0 ? MPIX_Send_zcopy(middle, 1 << 20, MPI_BYTE, 1, round, MPI_COMM_WORLD)
                        : MPIX_Recv_zcopy(middle, 1 << 20, MPI_BYTE, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
     }
-    mpix_zcopy_stats after = stats();
+    mpix_zcopy_stats after = zcopy_stats_of(MPI_COMM_WORLD);
     CHECK(after.collapsed_units == before.collapsed_units && after.collapse_failed == before.collapse_failed,
           "a message without a whole 2 MiB unit folded %lu units (%lu refused)",
           after.collapsed_units - before.collapsed_units, after.collapse_failed - before.collapse_failed);
@@ -144,7 +137,7 @@ int main(int argc, char **argv)
      * counted, and the bytes arrive all the same. */
     double *unfoldable = aligned_alloc(UNIT, BUFFER_BYTES);
     madvise(unfoldable, BUFFER_BYTES, MADV_NOHUGEPAGE);
-    before = stats();
+    before = zcopy_stats_of(MPI_COMM_WORLD);
     for (int round = 6; round <= 7; round++) {
         for (size_t i = 0; i < doubles; i++)
             unfoldable[i] = rank == 0 ? value_at(round, i) : -1;
@@ -155,7 +148,7 @@ int main(int argc, char **argv)
             CHECK(unfoldable[STRIDE / sizeof(double) + 1] == value_at(round, STRIDE / sizeof(double) + 1),
                   "round %d: the unfoldable buffer got %g", round, unfoldable[STRIDE / sizeof(double) + 1]);
     }
-    after = stats();
+    after = zcopy_stats_of(MPI_COMM_WORLD);
     CHECK(after.collapsed_units == before.collapsed_units &&
               after.collapse_failed - before.collapse_failed == (collapse_on ? 1u : 0u),
           "MADV_NOHUGEPAGE buffer: %lu units folded, %lu folds refused; want 0 and %d",
@@ -171,13 +164,13 @@ int main(int argc, char **argv)
     char *big = aligned_alloc(UNIT, (size_t)BIG_UNITS * UNIT);
     for (int round = 8; round <= 10; round++) {
         memset(big, rank == 0 ? round : 0, (size_t)BIG_UNITS * UNIT);
-        before = stats();
+        before = zcopy_stats_of(MPI_COMM_WORLD);
         rc = rank == 0 ? MPIX_Send_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 1, round, MPI_COMM_WORLD)
                        : MPIX_Recv_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
         CHECK(big[0] == round && big[(size_t)BIG_UNITS * UNIT - 1] == round, "round %d: the 40 MiB message got %d, %d",
               round, big[0], big[(size_t)BIG_UNITS * UNIT - 1]);
-        after = stats();
+        after = zcopy_stats_of(MPI_COMM_WORLD);
         unsigned long folded = after.collapsed_units - before.collapsed_units;
         unsigned long refused = after.collapse_failed - before.collapse_failed;
         unsigned long want_folded = !collapse_on || !folds ? 0

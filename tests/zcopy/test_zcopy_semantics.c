@@ -4,20 +4,13 @@
  * reused, collectively committed types (no layout ever read), the sender learning the
  * faster path, and user traffic on the same communicator. Large messages use zero-copy; small ones the packed path. */
 #include "mpix_test.h"
-#include "zcopy/zcopy.h"
+#include "zcopy_stats.h"
 
 #include <mpix/mpix.h>
 
 enum { LARGE = 40000 }; /* doubles: above the default eager threshold */
 
 static MPI_Comm comm;
-
-static mpix_zcopy_stats stats(void)
-{
-    mpix_zcopy_comm *zc = NULL;
-    mpix_zcopy_comm_get(comm, &zc);
-    return zc->stats;
-}
 
 static void fill(double *values, int n, int seed)
 {
@@ -134,7 +127,7 @@ static void memoization_and_reuse(int rank, int zero_copy)
     /* Blocks large enough for zero-copy to be chosen (small ones go through MPI). */
     MPI_Type_vector(LARGE / 1000, 1000, 2000, MPI_DOUBLE, &first);
     MPI_Type_commit(&first);
-    unsigned long read_before = stats().layouts_read;
+    unsigned long read_before = zcopy_stats_of(comm).layouts_read;
     for (int round = 0; round < 5; round++) {
         if (rank == 1) {
             fill(buffer, 2 * LARGE, round);
@@ -151,8 +144,8 @@ static void memoization_and_reuse(int rank, int zero_copy)
         }
     }
     if (rank == 0 && zero_copy)
-        CHECK(stats().layouts_read - read_before == 1, "5 sends of one layout read it %lu times",
-              stats().layouts_read - read_before);
+        CHECK(zcopy_stats_of(comm).layouts_read - read_before == 1, "5 sends of one layout read it %lu times",
+              zcopy_stats_of(comm).layouts_read - read_before);
     MPI_Datatype freed = first;
     MPI_Type_free(&first);
     /* Different blocks: 500 at stride 5000. */
@@ -185,7 +178,7 @@ static void collective_commit(int rank, int zero_copy)
     MPI_Type_vector(LARGE / 1000, 1000, 2000, MPI_DOUBLE, &type);
     int rc = MPIX_Type_commit_comm(&type, comm);
     CHECK(rc == MPI_SUCCESS, "MPIX_Type_commit_comm: %s", mpix_test_error_string(rc));
-    mpix_zcopy_stats before = stats();
+    mpix_zcopy_stats before = zcopy_stats_of(comm);
     for (int round = 0; round < 3; round++) {
         if (rank == 1) {
             fill(buffer, 2 * LARGE, round + 3);
@@ -201,7 +194,7 @@ static void collective_commit(int rank, int zero_copy)
         }
     }
     if (rank == 0 && zero_copy) {
-        mpix_zcopy_stats after = stats();
+        mpix_zcopy_stats after = zcopy_stats_of(comm);
         CHECK(after.layouts_read == before.layouts_read, "a committed type's layout was read %lu times",
               after.layouts_read - before.layouts_read);
         /* Every zero-copy receive of it found the layout by the global id (the sender's
@@ -282,7 +275,7 @@ static void path_learning(int rank, int zero_copy)
     double *buffer = malloc(2 * LARGE * sizeof *buffer);
     MPI_Type_vector(LARGE / 500, 500, 1000, MPI_DOUBLE, &type);
     MPI_Type_commit(&type);
-    mpix_zcopy_stats before = stats();
+    mpix_zcopy_stats before = zcopy_stats_of(comm);
     for (int round = 0; round < SENDS; round++) {
         if (rank == 1) {
             fill(buffer, 2 * LARGE, round);
@@ -298,7 +291,7 @@ static void path_learning(int rank, int zero_copy)
     }
     const char *method = getenv("MPIX_ZCOPY_METHOD");
     if (rank == 1 && zero_copy && !(method && strcmp(method, "auto"))) {
-        mpix_zcopy_stats after = stats();
+        mpix_zcopy_stats after = zcopy_stats_of(comm);
         unsigned long rts = after.sent[MPIX_ZCOPY_RTS] - before.sent[MPIX_ZCOPY_RTS],
                       mpi = after.sent[MPIX_ZCOPY_MPI] - before.sent[MPIX_ZCOPY_MPI];
         /* Learning: an untimed duel, then two timed ones, 4 sends each way each (24 sends);
@@ -340,7 +333,7 @@ int main(int argc, char **argv)
         memoization_and_reuse(rank, zero_copy);
         collective_commit(rank, zero_copy);
         path_learning(rank, zero_copy);
-        mpix_zcopy_stats s = stats();
+        mpix_zcopy_stats s = zcopy_stats_of(comm);
         if (zero_copy && rank == 0)
             CHECK(s.sent[MPIX_ZCOPY_RTS] + s.pulled_direct + s.pulled_staged > 0, "no zero-copy transfer happened");
         if (!zero_copy)

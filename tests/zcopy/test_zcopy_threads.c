@@ -7,7 +7,7 @@
  * Both rows force the zero-copy method (MPIX_ZCOPY_METHOD=direct) so that the sender's
  * path learning cannot pick MPI on its own. */
 #include "mpix_test.h"
-#include "zcopy/zcopy.h"
+#include "zcopy_stats.h"
 
 #include <mpix/mpix.h>
 #include <pthread.h>
@@ -62,19 +62,12 @@ static void *send_one(void *argument)
     return NULL;
 }
 
-static mpix_zcopy_stats stats_of(MPI_Comm comm)
-{
-    mpix_zcopy_comm *zc = NULL;
-    mpix_zcopy_comm_get(comm, &zc);
-    return zc->stats;
-}
-
 /* Sends by path, summed over the threads' communicators. */
 static void sent_by_path(unsigned long *zero_copy, unsigned long *through_mpi)
 {
     *zero_copy = *through_mpi = 0;
     for (int t = 0; t < THREADS; t++) {
-        mpix_zcopy_stats s = stats_of(comms[t]);
+        mpix_zcopy_stats s = zcopy_stats_of(comms[t]);
         *zero_copy += s.sent[MPIX_ZCOPY_RTS];
         *through_mpi += s.sent[MPIX_ZCOPY_MPI];
     }

@@ -61,7 +61,8 @@
  *   contents stay), because the kernel's cross-memory copy pins every page and runs
  *   about 1.8x faster from huge pages. The first fold copies each unit once, at most
  *   16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left alone; older
- *   kernels just keep their pages.
+ *   kernels, and a kernel with no huge page free at the time, just keep their pages
+ *   (folding is best effort and never an error).
  * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
  *
  * @par Thread safety

@@ -139,7 +139,8 @@ typedef struct mpix_zcopy_stats {
     unsigned long layouts_global;     /* sender layouts known by a collective id */
     unsigned long layouts_pipelined;  /* of layouts_read: read in chunks behind the copy */
     unsigned long collapsed_units;    /* 2 MiB units of message buffers folded into huge pages */
-    unsigned long collapse_failed;    /* folds the kernel refused */
+    unsigned long collapse_deferred;  /* units the kernel could not fold now (EAGAIN, EBUSY) */
+    unsigned long collapse_refused;   /* units it refused (ENOMEM, EINVAL): tried at refold */
 } mpix_zcopy_stats;
 
 typedef struct mpix_zcopy_comm {

@@ -71,6 +71,11 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
         return;
     uintptr_t low = (uintptr_t)buf + layout->lowest, high = (uintptr_t)buf + layout->highest;
     uintptr_t first = (low + MPIX_HUGE_PAGE_BYTES - 1) / MPIX_HUGE_PAGE_BYTES, end = high / MPIX_HUGE_PAGE_BYTES;
+    /* An extent wider than the table remembers (a struct at MPI_BOTTOM spanning heap and
+     * stack: millions of units) would evict its own sights while the walk cost every
+     * call milliseconds: such a message folds nothing. */
+    if (end > first && end - first > MPIX_ZCOPY_COLLAPSE_UNITS)
+        return;
     int budget = FOLDS_PER_CALL;
     for (uintptr_t unit = first; unit < end; unit++) {
         uint64_t *entry = entry_of(zc->process, unit);

@@ -5,7 +5,9 @@
  * which the test sees in the path statistics and in /proc/self/smaps; the third tries
  * only what the kernel deferred. A message whose extent holds no whole unit folds
  * nothing, a buffer marked MADV_NOHUGEPAGE is refused by the kernel (counted) and left
- * alone, and a 40 MiB message is folded over two calls (at most 16 units a call). With
+ * alone, a 40 MiB message is folded over two calls (at most 16 units a call), and a
+ * message of two blocks 3 GiB apart (more units than the sight table holds) folds
+ * nothing. With
  * MPIX_ZCOPY_COLLAPSE=off (the second meson row) nothing is folded or tried. Both rows
  * force zero-copy (MPIX_ZCOPY_METHOD=direct) so that path learning cannot send through
  * MPI instead.
@@ -256,6 +258,34 @@ int main(int argc, char **argv)
         printf("zcopy_collapse: rank %d: the kernel did not fold %lu of the units due (%lu deferred, %lu refused: "
                "no huge page free, or no MADV_COLLAPSE)\n",
                rank, unfolded.deferred + unfolded.refused, unfolded.deferred, unfolded.refused);
+
+    /* Two 64 KiB blocks 3 GiB apart in a reserved, mostly untouched mapping: an extent of
+     * more units than the sight table holds (1024) folds nothing, whatever the sights. */
+    enum { FAR_BLOCK = 64 << 10 };
+    const size_t far_offset = (size_t)3 << 30, far_bytes = far_offset + FAR_BLOCK;
+    char *far = mmap(NULL, far_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(far != MAP_FAILED, "cannot reserve %zu bytes: %s", far_bytes, strerror(errno));
+    if (far != MAP_FAILED) {
+        int far_lengths[2] = { FAR_BLOCK, FAR_BLOCK };
+        MPI_Aint far_displacements[2] = { 0, (MPI_Aint)far_offset };
+        MPI_Datatype far_type;
+        MPI_Type_create_hindexed(2, far_lengths, far_displacements, MPI_BYTE, &far_type);
+        MPI_Type_commit(&far_type);
+        for (int round = 11; round <= 13; round++) {
+            memset(far, rank == 0 ? round : 0, FAR_BLOCK);
+            memset(far + far_offset, rank == 0 ? round : 0, FAR_BLOCK);
+            before = zcopy_stats_of(MPI_COMM_WORLD);
+            rc = rank == 0 ? MPIX_Send_zcopy(far, 1, far_type, 1, round, MPI_COMM_WORLD)
+                           : MPIX_Recv_zcopy(far, 1, far_type, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
+            CHECK(far[0] == round && far[far_offset + FAR_BLOCK - 1] == round, "round %d: the far blocks got %d, %d",
+                  round, far[0], far[far_offset + FAR_BLOCK - 1]);
+            check_folds("3 GiB extent", round, folds_between(before, zcopy_stats_of(MPI_COMM_WORLD)), 0,
+                        kernel_can_fold, &unfolded);
+        }
+        MPI_Type_free(&far_type);
+        munmap(far, far_bytes);
+    }
 
     free(big);
     free(unfoldable);

@@ -7,12 +7,16 @@
  * again (halos, pipelines), so a buffer seen a second time is folded with
  * madvise(MADV_COLLAPSE) (Linux 6.1): its contents stay, its 4 KiB pages become one huge
  * page per aligned 2 MiB unit. Only units wholly inside the message's extent are
- * folded, so no memory outside what the program handed to the call is touched.
+ * folded, so no memory outside what the program handed to the call is touched, and of
+ * a sparse layout only the units its blocks touch.
  *
  * What is remembered: for a small table of 2 MiB units, the unit and how often it was
  * seen; a unit is folded at its second sight and again every REFOLD_SIGHTS sights (the
- * address may meanwhile have been unmapped and mapped anew with 4 KiB pages; folding an
- * already folded unit costs about a microsecond). The table lives on the process state,
+ * address may meanwhile have been unmapped and mapped anew with 4 KiB pages). Refolds
+ * are rare because they are not free: a madvise on a folded unit costs 1.3 us here, and
+ * a sparse layout's message holds less than a unit's worth of bytes per unit (MILC's
+ * 1.5 MiB over 11 units), so refolding every 8th sight cost its messages 4 of their
+ * 30 us one way (26 us at every 64th). The table lives on the process state,
  * shared by threads: entries are single 64-bit words read and written atomically, and a
  * lost update only folds a unit once more or once less.
  *
@@ -22,9 +26,8 @@
  * could be had (fragmented or short memory) and EINVAL for memory it never folds
  * (MADV_NOHUGEPAGE, a file mapping): retrying at every sight would stall each call in
  * the kernel's compaction, so such a unit waits for its refold sight like a folded one.
- * Units are folded one madvise each, so each is counted for what happened to it (a call
- * on a folded unit costs 1.3 us here against 2.2 us for 16 in one call: noise beside the
- * 2 MiB copy it speeds up). */
+ * Units are folded one madvise each, so each is counted for what happened to it (one
+ * call on a folded unit costs 1.3 us against 2.2 us for 16 in one call). */
 #include "zcopy.h"
 #include "common/pages.h"
 
@@ -36,12 +39,15 @@
 #define MADV_COLLAPSE 25   /* Linux 6.1; older C libraries lack the name */
 #endif
 
-enum { REFOLD_SIGHTS = 8 };
+enum { REFOLD_SIGHTS = 64 };   /* at most 2^SIGHT_BITS - 1 */
 /* Units one call folds at most: a first fold copies the unit (0.25-0.8 ms per 2 MiB
  * measured here), so a buffer of gigabytes is folded over several calls, not in one
  * stall. */
 enum { FOLDS_PER_CALL = 16 };
 enum { SIGHT_BITS = 8 };            /* an entry: unit number << SIGHT_BITS | sights */
+/* Blocks per unit of the extent up to which the blocks are walked for the units they
+ * touch (a few ns a block), instead of taking every unit of the extent. */
+enum { TOUCH_WALK_BLOCKS_PER_UNIT = 4 };
 
 static uint64_t *entry_of(mpix_zcopy_process *process, uintptr_t unit)
 {
@@ -65,30 +71,67 @@ static int sighted(uint64_t *entry, uintptr_t unit, int budget_left)
     return sights == 2;
 }
 
+/* Folds @unit if this sight makes it due; spends one of @budget's folds when it does. */
+static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
+{
+    uint64_t *entry = entry_of(zc->process, unit);
+    if (!sighted(entry, unit, *budget > 0))
+        return;
+    --*budget;
+    if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
+        zc->stats.collapsed_units++;
+    } else if (errno == EAGAIN || errno == EBUSY) {
+        zc->stats.collapse_deferred++;
+        set_sights(entry, unit, 1);
+    } else {
+        zc->stats.collapse_refused++;
+    }
+}
+
+/* Marks in @touched (a bit per unit from @first) the units of [first, end) that hold
+ * bytes of the message. */
+static void mark_touched(const void *buf, const mpix_layout *layout, uintptr_t first, uintptr_t end,
+                         uint64_t *touched)
+{
+    for (MPI_Aint b = 0; b < layout->nblocks; b++) {
+        uintptr_t start = (uintptr_t)buf + layout->blocks[b].offset;
+        uintptr_t unit = start / MPIX_HUGE_PAGE_BYTES, last = (start + layout->blocks[b].length - 1) / MPIX_HUGE_PAGE_BYTES;
+        if (unit < first)
+            unit = first;
+        if (last >= end)
+            last = end - 1;
+        for (; unit <= last; unit++)
+            touched[(unit - first) / 64] |= 1ull << (unit - first) % 64;
+    }
+}
+
 void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout)
 {
     if (!zc->process->collapse || layout->nblocks == 0)
         return;
     uintptr_t low = (uintptr_t)buf + layout->lowest, high = (uintptr_t)buf + layout->highest;
     uintptr_t first = (low + MPIX_HUGE_PAGE_BYTES - 1) / MPIX_HUGE_PAGE_BYTES, end = high / MPIX_HUGE_PAGE_BYTES;
+    if (end <= first)
+        return;
     /* An extent wider than the table remembers (a struct at MPI_BOTTOM spanning heap and
      * stack: millions of units) would evict its own sights while the walk cost every
      * call milliseconds: such a message folds nothing. */
-    if (end > first && end - first > MPIX_ZCOPY_COLLAPSE_UNITS)
+    uintptr_t units = end - first;
+    if (units > MPIX_ZCOPY_COLLAPSE_UNITS)
         return;
     int budget = FOLDS_PER_CALL;
-    for (uintptr_t unit = first; unit < end; unit++) {
-        uint64_t *entry = entry_of(zc->process, unit);
-        if (!sighted(entry, unit, budget > 0))
-            continue;
-        budget--;
-        if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
-            zc->stats.collapsed_units++;
-        } else if (errno == EAGAIN || errno == EBUSY) {
-            zc->stats.collapse_deferred++;
-            set_sights(entry, unit, 1);
-        } else {
-            zc->stats.collapse_refused++;
-        }
+    /* Where blocks are few beside the units (MILC's 32 blocks over 372 units), most units
+     * hold no message byte: folding those would copy and populate memory the copy never
+     * pins, so only units a block touches are counted. Where blocks are many, walking them
+     * would cost more than the copy saves, and nearly every unit holds some. */
+    if (layout->nblocks > TOUCH_WALK_BLOCKS_PER_UNIT * (MPI_Aint)units) {
+        for (uintptr_t unit = first; unit < end; unit++)
+            fold_if_due(zc, unit, &budget);
+        return;
     }
+    uint64_t touched[MPIX_ZCOPY_COLLAPSE_UNITS / 64] = { 0 };
+    mark_touched(buf, layout, first, end, touched);
+    for (uintptr_t unit = first; unit < end; unit++)
+        if (touched[(unit - first) / 64] >> (unit - first) % 64 & 1)
+            fold_if_due(zc, unit, &budget);
 }

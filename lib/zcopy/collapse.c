@@ -120,8 +120,8 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
     if (units > MPIX_ZCOPY_COLLAPSE_UNITS)
         return;
     int budget = FOLDS_PER_CALL;
-    /* Where blocks are few beside the units (MILC's 32 blocks over 372 units), most units
-     * hold no message byte: folding those would copy and populate memory the copy never
+    /* Where blocks are few beside the units (a halo plane or two of a large grid:
+     * a few blocks megabytes apart), most units hold no message byte: folding those would copy and populate memory the copy never
      * pins, so only units a block touches are counted. Where blocks are many, walking them
      * would cost more than the copy saves, and nearly every unit holds some. */
     if (layout->nblocks > TOUCH_WALK_BLOCKS_PER_UNIT * (MPI_Aint)units) {

@@ -120,10 +120,11 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
     if (units > MPIX_ZCOPY_COLLAPSE_UNITS)
         return;
     int budget = FOLDS_PER_CALL;
-    /* Where blocks are few beside the units (a halo plane or two of a large grid:
-     * a few blocks megabytes apart), most units hold no message byte: folding those would copy and populate memory the copy never
-     * pins, so only units a block touches are counted. Where blocks are many, walking them
-     * would cost more than the copy saves, and nearly every unit holds some. */
+    /* Where blocks are few beside the units (a halo plane or two of a large grid: a few
+     * blocks megabytes apart), most units hold no message byte: folding those would copy
+     * and populate memory the copy never pins, so only units a block touches are counted.
+     * Where blocks are many, walking them would cost more than the copy saves, and nearly
+     * every unit holds some. */
     if (layout->nblocks > TOUCH_WALK_BLOCKS_PER_UNIT * (MPI_Aint)units) {
         for (uintptr_t unit = first; unit < end; unit++)
             fold_if_due(zc, unit, &budget);

@@ -20,11 +20,19 @@
  * is reordered internally.
  *
  * @par Who may write what, when
- * Each call starts with a node barrier, so a process may write its input (the `sendbuf`
- * it passes, or its slot of the shared buffer when it passes MPI_IN_PLACE) once every
- * process of its node has returned from the previous call on the same window; the
- * result is readable by every process of the node from the return of the call until it
- * enters the next call on that window. Results are identical on all processes.
+ * A call with a `sendbuf` copies it only after every process of the node has entered the
+ * call (so nobody still reads the last result); a process that writes its slot of the
+ * shared buffer directly (and passes MPI_IN_PLACE) may do so once every process of its
+ * node has returned from the previous call on the same window. The result is readable
+ * by every process of the node from the return of the call until it enters the next
+ * call on that window. Results are identical on all processes.
+ *
+ * @par Errors
+ * Errors are raised on the hybrid communicator (setup calls) or on the operation's
+ * window (the collectives), as MPI raises them. The setup calls agree across the
+ * communicator before allocating anything, so an argument that is wrong on one process
+ * (a NULL output, a negative count, MPI_DATATYPE_NULL, MPI_OP_NULL, an invalid datatype)
+ * is an error on every process, never a hang.
  */
 #ifndef MPIX_HY_H
 #define MPIX_HY_H
@@ -80,8 +88,10 @@ int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  *                of the result (after the previous call returned on its whole node)
  * @param win     from MPIX_Hy_allgather_create
  * @return MPI_SUCCESS or an error code raised on @p win.
- * @par Complexity two node barriers, one MPI_Allgatherv (block placement) or
- *      MPI_Alltoallw (other placements) among leaders, one post/wait.
+ * @par Complexity in place: one node barrier on one node; on several, one node step
+ *      (each process stores to its own cache line, the leader reads them), one
+ *      MPI_Allgatherv (block placement) or MPI_Alltoallw (other placements) among
+ *      leaders, one signal. With a `sendbuf`, one node barrier more.
  */
 int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win);
 
@@ -106,6 +116,10 @@ int MPIX_Hy_bcast_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, voi
  * @param root    rank in the hybrid communicator (any rank)
  * @param win     from MPIX_Hy_bcast_create
  * @return MPI_SUCCESS or an error code raised on @p win (a root out of range is named).
+ * @par Complexity on each node one process writes (the root, or the leader receiving
+ *      over the bridge): the others store one word each, which the writer reads before
+ *      writing (a root in place skips that), and then read the writer's one signal;
+ *      one MPI_Bcast among leaders.
  */
 int MPIX_Hy_bcast(const void *sendbuf, int root, MPI_Win win);
 
@@ -140,10 +154,11 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
  * @param win     from MPIX_Hy_allreduce_create
  * @return MPI_SUCCESS or an error code raised on @p win.
- * @par Complexity above the small-vector threshold: three node barriers, each process
- *      reduces count/(node size) elements over all node inputs; at or below it no
- *      barrier, each process reduces all count elements into its own copy. Several
- *      nodes add one MPI_Allreduce among leaders and one post/wait.
+ * @par Complexity above the small-vector threshold: two node barriers (one in place), each process
+ *      reduces count/(node size) elements over all node inputs, then a third barrier
+ *      (one node) or a node step, one MPI_Allreduce among leaders and one signal; at or
+ *      below it no barrier, each process reduces all count elements into its own copy,
+ *      and several nodes add one MPI_Allreduce among leaders and one signal.
  */
 int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win);
 

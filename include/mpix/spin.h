@@ -51,7 +51,9 @@ int MPIX_Win_spin_wait(MPI_Win win);
  * Stores made before the barrier by any process are visible to every process after it.
  * @param win a window from MPIX_Win_allocate_shared
  * @return MPI_SUCCESS or an error code, raised on @p win.
- * @par Complexity O(1) atomics per process; the last to arrive wakes sleepers.
+ * @par Complexity a combining tree of counters in groups of 4: one atomic increment per
+ *      process, one more per level for the last of each group (log4 of the group size
+ *      levels); the last at the top releases all and wakes sleepers.
  */
 int MPIX_Win_spin_barrier(MPI_Win win);
 

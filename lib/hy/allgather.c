@@ -1,8 +1,10 @@
 /* Hybrid allgather: processes write their slot of the node's result, leaders exchange
  * node blocks over the bridge, then release their node. */
 #include "hy.h"
+#include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "spin/control.h"
 
 #include <stdlib.h>
 
@@ -16,6 +18,8 @@ static int prepare_scattered_nodes(mpix_hy_op *op)
     op->counts = malloc(2 * hy->nodes * sizeof *op->counts);
     op->displs = calloc(2 * hy->nodes, sizeof *op->displs);
     op->pack = malloc((size_t)hy->node_size * op->count * op->extent + 1);
+    for (int j = 0; op->node_types && op->send_types && j < hy->nodes; j++)
+        op->node_types[j] = op->send_types[j] = MPI_DATATYPE_NULL;
     int *displacements = malloc(hy->size * sizeof *displacements);
     if (!op->node_types || !op->send_types || !op->counts || !op->displs || !op->pack || !displacements) {
         free(displacements);
@@ -26,15 +30,15 @@ static int prepare_scattered_nodes(mpix_hy_op *op)
         int first = hy->member_offset[j];
         for (int i = 0; i < hy->node_sizes[j]; i++)
             displacements[i] = hy->members[first + i] * op->count;
-        rc = MPI_Type_create_indexed_block(hy->node_sizes[j], op->count, displacements, op->datatype,
+        rc = PMPI_Type_create_indexed_block(hy->node_sizes[j], op->count, displacements, op->datatype,
                                            &op->node_types[j]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Type_commit(&op->node_types[j]);
+            rc = PMPI_Type_commit(&op->node_types[j]);
     }
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_contiguous(hy->node_size * op->count, op->datatype, &op->send_types[0]);
+        rc = PMPI_Type_contiguous(hy->node_size * op->count, op->datatype, &op->send_types[0]);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_commit(&op->send_types[0]);
+        rc = PMPI_Type_commit(&op->send_types[0]);
     for (int j = 1; j < hy->nodes; j++)
         op->send_types[j] = op->send_types[0];
     /* counts[0..nodes): send counts; counts[nodes..2 nodes): receive counts. */
@@ -72,34 +76,33 @@ int mpix_hy_allgather_exchange(mpix_hy_op *op)
     mpix_hy_state *hy = op->hy;
     int rc = MPI_SUCCESS;
     if (hy->block)
-        return MPI_Allgatherv(MPI_IN_PLACE, 0, op->datatype, op->result, op->counts, op->displs, op->datatype,
+        return PMPI_Allgatherv(MPI_IN_PLACE, 0, op->datatype, op->result, op->counts, op->displs, op->datatype,
                               hy->bridge_comm);
     int first = hy->member_offset[hy->node];
     for (int i = 0; i < hy->node_size && rc == MPI_SUCCESS; i++)
         rc = mpix_hy_copy(op, op->pack + (size_t)i * op->count * op->extent,
                           op->result + (size_t)hy->members[first + i] * op->count * op->extent, op->count);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Alltoallw(op->pack, op->counts, op->displs, op->send_types, op->result, op->counts + hy->nodes,
+        rc = PMPI_Alltoallw(op->pack, op->counts, op->displs, op->send_types, op->result, op->counts + hy->nodes,
                            op->displs + hy->nodes, op->node_types, hy->bridge_comm);
     return rc;
+}
+
+static int allgather_bytes(mpix_hy_op *op, MPI_Aint *bytes)
+{
+    *bytes = (MPI_Aint)op->hy->size * op->count * op->extent;
+    return MPI_SUCCESS;
 }
 
 MPIX_API int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, void *result, MPI_Win *win)
 {
     mpix_hy_op *op = calloc(1, sizeof *op);
-    int size, rc;
-    MPI_Comm_size(hy_comm, &size);
-    if (!op)
-        return mpix_raise_comm(hy_comm, MPI_ERR_NO_MEM);
-    MPI_Aint lower_bound, extent;
-    MPI_Type_get_extent(datatype, &lower_bound, &extent);
-    rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_ALLGATHER, count, datatype, (MPI_Aint)size * count * extent, win);
-    if (rc != MPI_SUCCESS) {
-        free(op);
+    int rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_ALLGATHER, count, datatype, allgather_bytes,
+                             mpix_hy_outputs("MPIX_Hy_allgather_create", result, "result", win, "win"), win);
+    if (rc != MPI_SUCCESS)
         return mpix_raise_comm(hy_comm, rc);
-    }
     op->result = op->base;
-    rc = mpix_hy_allgather_prepare(op);
+    rc = mpix_agree(hy_comm, mpix_hy_allgather_prepare(op));
     if (rc != MPI_SUCCESS) {
         MPIX_Win_free(win);
         return mpix_raise_comm(hy_comm, rc);
@@ -108,6 +111,10 @@ MPIX_API int MPIX_Hy_allgather_create(MPI_Comm hy_comm, int count, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* With data to copy, a first barrier makes sure nobody still reads the last result; in
+ * place, the caller wrote its slot after that already. On one node a barrier then says
+ * every slot is written; on several, the leader collects the writes, exchanges node
+ * blocks and signals. */
 MPIX_API int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win)
 {
     mpix_hy_op *op;
@@ -117,17 +124,24 @@ MPIX_API int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win)
     mpix_hy_state *hy = op->hy;
     char *mine = op->result + (size_t)hy->rank * op->count * op->extent;
 
-    MPIX_Win_spin_barrier(win); /* everyone on the node is done reading the last result */
-    if (sendbuf != MPI_IN_PLACE)
-        rc = mpix_hy_copy(op, mine, sendbuf, op->count);
-    MPIX_Win_spin_barrier(win); /* every slot of this node is written */
-    if (hy->nodes == 1 || rc != MPI_SUCCESS)
-        return mpix_raise_win(win, rc);
-    if (hy->node_rank == 0) {
-        rc = mpix_hy_allgather_exchange(op);
-        MPIX_Win_spin_post(win);
-    } else {
-        MPIX_Win_spin_wait(win);
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = mpix_spin_barrier(op->spin);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_hy_copy(op, mine, sendbuf, op->count);
     }
-    return mpix_raise_win(win, rc);
+    int synced;
+    if (hy->nodes == 1) {
+        synced = mpix_spin_barrier(op->spin);
+    } else if (hy->node_rank == 0) {
+        synced = mpix_spin_collect(op->spin);
+        if (synced == MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = mpix_hy_allgather_exchange(op);
+        int signalled = mpix_spin_signal(op->spin); /* also after a failure: nobody is left waiting */
+        synced = synced != MPI_SUCCESS ? synced : signalled;
+    } else {
+        synced = mpix_spin_arrive(op->spin);
+        int waited = mpix_spin_wait(op->spin);
+        synced = synced != MPI_SUCCESS ? synced : waited;
+    }
+    return mpix_raise_win(win, rc != MPI_SUCCESS ? rc : synced);
 }

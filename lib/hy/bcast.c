@@ -1,5 +1,7 @@
-/* Hybrid broadcast: the root's node reads the root's data in place; other nodes get it
- * through their leaders; every node is released by a post. */
+/* Hybrid broadcast. On every node one process writes the node's buffer in a call: the
+ * root on its node, the leader (receiving over the bridge) on the others. The writer
+ * first collects every arrival (nobody still reads the last data), writes, and signals;
+ * the others arrive and wait for the signal: one arrival and one signal per call. */
 #include "hy.h"
 #include "common/api.h"
 #include "common/error.h"
@@ -7,69 +9,65 @@
 
 #include <stdlib.h>
 
+static int bcast_bytes(mpix_hy_op *op, MPI_Aint *bytes)
+{
+    *bytes = (MPI_Aint)op->count * op->extent;
+    return MPI_SUCCESS;
+}
+
 MPIX_API int MPIX_Hy_bcast_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype, void *buffer, MPI_Win *win)
 {
     mpix_hy_op *op = calloc(1, sizeof *op);
-    MPI_Aint lower_bound, extent;
-    if (!op)
-        return mpix_raise_comm(hy_comm, MPI_ERR_NO_MEM);
-    MPI_Type_get_extent(datatype, &lower_bound, &extent);
-    int rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_BCAST, count, datatype, (MPI_Aint)count * extent, win);
-    if (rc != MPI_SUCCESS) {
-        free(op);
+    int rc = mpix_hy_op_open(op, hy_comm, MPIX_HY_BCAST, count, datatype, bcast_bytes,
+                             mpix_hy_outputs("MPIX_Hy_bcast_create", buffer, "buffer", win, "win"), win);
+    if (rc != MPI_SUCCESS)
         return mpix_raise_comm(hy_comm, rc);
-    }
     op->result = op->base;
     *(void **)buffer = op->result;
     return MPI_SUCCESS;
 }
 
-/* The root leads its node: on every node one process writes the buffer (the root, or
- * the leader receiving over the bridge) and then posts; the others only tell it they are
- * done reading the last data (an arrival, no waiting for one another) and wait for the
- * post. A root that brings its data in place writes nothing here and waits for nobody. */
-static int bcast_from_leader(mpix_hy_op *op, const void *sendbuf, int root, int root_node, MPI_Win win)
+/* The root's node. A root that brings its data in place wrote it before the call (after
+ * its node had read the last data, as the contract asks), so it only signals. The
+ * node's leader, once the data is there, forwards it to the other nodes. */
+static int bcast_on_root_node(mpix_hy_op *op, const void *sendbuf, int root, int root_node)
 {
     mpix_hy_state *hy = op->hy;
-    int rc = MPI_SUCCESS;
-    if (hy->node_rank != 0) {
-        if ((rc = mpix_spin_arrive(win)) == MPI_SUCCESS)
-            rc = MPIX_Win_spin_wait(win);
-        return rc;
-    }
-    int writes = hy->node != root_node || sendbuf != MPI_IN_PLACE;
-    if ((rc = mpix_spin_collect(win, writes)) != MPI_SUCCESS)
-        return rc;
+    int rc;
     if (hy->rank == root) {
-        if (sendbuf != MPI_IN_PLACE)
-            rc = mpix_hy_copy(op, op->result, sendbuf, op->count);
-        MPIX_Win_spin_post(win); /* before the bridge: the node reads while it travels */
-        if (hy->nodes > 1 && rc == MPI_SUCCESS)
-            rc = MPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
+        if (sendbuf == MPI_IN_PLACE) {
+            rc = mpix_spin_arrive(op->spin);
+        } else {
+            rc = mpix_spin_collect(op->spin);
+            if (rc == MPI_SUCCESS)
+                rc = mpix_hy_copy(op, op->result, sendbuf, op->count);
+        }
+        int signalled = mpix_spin_signal(op->spin); /* before the bridge: the node reads while it travels */
+        rc = rc != MPI_SUCCESS ? rc : signalled;
     } else {
-        rc = MPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
-        MPIX_Win_spin_post(win);
+        rc = mpix_spin_arrive(op->spin);
+        int waited = mpix_spin_wait(op->spin);
+        rc = rc != MPI_SUCCESS ? rc : waited;
     }
+    if (hy->node_rank == 0 && hy->nodes > 1 && rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
     return rc;
 }
 
-/* The root is not its node's leader, which alone posts: node barriers around its copy. */
-static int bcast_from_follower(mpix_hy_op *op, const void *sendbuf, int root, int root_node, MPI_Win win)
+/* Another node: its leader receives over the bridge once its node has stopped reading. */
+static int bcast_on_other_node(mpix_hy_op *op, int root_node)
 {
     mpix_hy_state *hy = op->hy;
-    int rc = MPI_SUCCESS;
-    MPIX_Win_spin_barrier(win); /* everyone on the node is done reading the last data */
-    if (hy->rank == root && sendbuf != MPI_IN_PLACE)
-        rc = mpix_hy_copy(op, op->result, sendbuf, op->count);
-    if (hy->node == root_node) {
-        MPIX_Win_spin_barrier(win); /* the root's data is visible on its node */
-        if (hy->node_rank == 0 && hy->nodes > 1 && rc == MPI_SUCCESS)
-            rc = MPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
-    } else if (hy->node_rank == 0) {
-        rc = MPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
-        MPIX_Win_spin_post(win);
+    int rc;
+    if (hy->node_rank == 0) {
+        rc = mpix_spin_collect(op->spin);
+        int received = PMPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
+        int signalled = mpix_spin_signal(op->spin); /* also after a failure: nobody is left waiting */
+        rc = rc != MPI_SUCCESS ? rc : received != MPI_SUCCESS ? received : signalled;
     } else {
-        MPIX_Win_spin_wait(win);
+        rc = mpix_spin_arrive(op->spin);
+        int waited = mpix_spin_wait(op->spin);
+        rc = rc != MPI_SUCCESS ? rc : waited;
     }
     return rc;
 }
@@ -85,9 +83,9 @@ MPIX_API int MPIX_Hy_bcast(const void *sendbuf, int root, MPI_Win win)
         return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_bcast: root %d is not a rank of 0..%d",
                                               root, hy->size - 1));
     int root_node = hy->node_of[root];
-    if (hy->members[hy->member_offset[root_node]] == root)
-        rc = bcast_from_leader(op, sendbuf, root, root_node, win);
+    if (hy->node == root_node)
+        rc = bcast_on_root_node(op, sendbuf, root, root_node);
     else
-        rc = bcast_from_follower(op, sendbuf, root, root_node, win);
+        rc = bcast_on_other_node(op, root_node);
     return mpix_raise_win(win, rc);
 }

@@ -16,25 +16,28 @@
 
 enum { SPLIT_NODE, SPLIT_NUMA, SPLIT_SOCKET }; /* keyword order of mpix_hy_split */
 
-static void free_state(mpix_hy_state *hy)
+/* The first failure's code, after freeing everything. */
+static int free_state(mpix_hy_state *hy)
 {
-    if (hy->node_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&hy->node_comm);
-    if (hy->bridge_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&hy->bridge_comm);
+    int rc = MPI_SUCCESS, freed;
+    if (hy->node_comm != MPI_COMM_NULL && (freed = PMPI_Comm_free(&hy->node_comm)) != MPI_SUCCESS)
+        rc = freed;
+    if (hy->bridge_comm != MPI_COMM_NULL && (freed = PMPI_Comm_free(&hy->bridge_comm)) != MPI_SUCCESS && rc == MPI_SUCCESS)
+        rc = freed;
     free(hy->node_of);
+    free(hy->node_rank_of);
     free(hy->node_sizes);
     free(hy->member_offset);
     free(hy->members);
     free(hy);
+    return rc;
 }
 
 /* Runs inside MPI_Comm_free on every process, so the inner frees match up. */
 static int delete_hy_state(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
-    free_state(value);
-    return MPI_SUCCESS;
+    return free_state(value);
 }
 
 static mpix_keyval hy_keyval = MPIX_COMM_KEYVAL_INIT(delete_hy_state);
@@ -47,15 +50,21 @@ mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm)
     return state;
 }
 
-/* The node communicator for the split unit in @split, and with the numa split the
- * domain (OS index) whose memory the node's buffers go to. */
-static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *node_comm, int *numa_os_index)
+/* The node communicator for the split unit in @split, how many processes of @comm share
+ * this machine, and with the numa split the domain (OS index) whose memory the node's
+ * buffers go to. */
+static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *node_comm, int *machine_size,
+                       int *numa_os_index)
 {
     *numa_os_index = -1;
     MPI_Comm shared;
-    int rank, rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+    int rank, rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
     if (rc != MPI_SUCCESS)
         return rc;
+    if ((rc = PMPI_Comm_size(shared, machine_size)) != MPI_SUCCESS) {
+        PMPI_Comm_free(&shared);
+        return rc;
+    }
     if (!split->present || split->keyword == SPLIT_NODE) {
         *node_comm = shared;
         return MPI_SUCCESS;
@@ -63,41 +72,50 @@ static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *no
     int color = 0;
     if (split->keyword == SPLIT_NUMA || split->keyword == SPLIT_SOCKET) {
         mpix_locality where;
-        rc = mpix_topo_locality(&where);
+        int found = mpix_topo_locality(&where);
         int index = split->keyword == SPLIT_NUMA ? where.numa_node : where.package;
-        color = rc == MPI_SUCCESS && index >= 0 ? index : 0;
-        if (rc == MPI_SUCCESS && split->keyword == SPLIT_NUMA)
+        color = found == MPI_SUCCESS && index >= 0 ? index : 0;
+        if (found == MPI_SUCCESS && split->keyword == SPLIT_NUMA)
             *numa_os_index = where.numa_os_index;
     } else {
         /* Virtual nodes: k consecutive MPI_COMM_WORLD ranks of a physical node, whatever
          * the order of @comm, so reordered communicators see real non-block placement. */
         MPI_Comm world_node;
         int world_node_rank;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &world_node);
-        MPI_Comm_rank(world_node, &world_node_rank);
-        MPI_Comm_free(&world_node);
-        color = world_node_rank / (int)split->integer;
+        rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &world_node);
+        if (rc == MPI_SUCCESS) {
+            rc = PMPI_Comm_rank(world_node, &world_node_rank);
+            int freed = PMPI_Comm_free(&world_node);
+            rc = rc != MPI_SUCCESS ? rc : freed;
+        }
+        color = rc == MPI_SUCCESS ? world_node_rank / (int)split->integer : 0;
     }
-    MPI_Comm_rank(comm, &rank);
-    rc = MPI_Comm_split(shared, color, rank, node_comm);
-    MPI_Comm_free(&shared);
-    return rc;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(shared, color, rank, node_comm);
+    int freed = PMPI_Comm_free(&shared);
+    return rc != MPI_SUCCESS ? rc : freed;
 }
 
 static int build_tables(MPI_Comm comm, mpix_hy_state *hy)
 {
     int mine[2] = { hy->node, hy->node_rank }, *all = malloc(2 * hy->size * sizeof *all);
     hy->node_of = malloc(hy->size * sizeof *hy->node_of);
+    hy->node_rank_of = malloc(hy->size * sizeof *hy->node_rank_of);
     hy->node_sizes = calloc(hy->nodes, sizeof *hy->node_sizes);
     hy->member_offset = calloc(hy->nodes + 1, sizeof *hy->member_offset);
     hy->members = malloc(hy->size * sizeof *hy->members);
-    if (!all || !hy->node_of || !hy->node_sizes || !hy->member_offset || !hy->members) {
+    if (!all || !hy->node_of || !hy->node_rank_of || !hy->node_sizes || !hy->member_offset || !hy->members) {
         free(all);
         return MPI_ERR_NO_MEM;
     }
-    int rc = MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    int rc = PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    for (int r = 0; rc != MPI_SUCCESS && r < hy->size; r++)
+        all[2 * r] = all[2 * r + 1] = 0; /* tables stay in bounds; the code is returned */
     for (int r = 0; r < hy->size; r++) {
         hy->node_of[r] = all[2 * r];
+        hy->node_rank_of[r] = all[2 * r + 1];
         hy->node_sizes[all[2 * r]]++;
     }
     for (int j = 0; j < hy->nodes; j++)
@@ -115,40 +133,39 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
 {
     mpix_hint_value split;
     mpix_hy_state *hy = calloc(1, sizeof *hy);
-    int rc;
+    int rc = hy ? mpix_hint_get(info, MPIX_HINT_HY_SPLIT, &split) : MPI_ERR_NO_MEM;
 
-    if (!hy)
-        return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
-    hy->node_comm = hy->bridge_comm = MPI_COMM_NULL;
-    rc = mpix_agree(comm, mpix_hint_get(info, MPIX_HINT_HY_SPLIT, &split));
-    if (rc != MPI_SUCCESS) {
-        free_state(hy);
+    if (rc == MPI_SUCCESS && !hy_comm)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_comm_create: hy_comm is NULL");
+    if (hy)
+        hy->node_comm = hy->bridge_comm = MPI_COMM_NULL;
+    if ((rc = mpix_agree(comm, rc)) != MPI_SUCCESS) {
+        if (hy)
+            free_state(hy);
         return mpix_raise_comm(comm, rc);
     }
-    MPI_Comm_rank(comm, &hy->rank);
-    MPI_Comm_size(comm, &hy->size);
-    rc = split_nodes(comm, &split, &hy->node_comm, &hy->numa_os_index);
-    if (rc == MPI_SUCCESS) {
-        MPI_Comm_rank(hy->node_comm, &hy->node_rank);
-        MPI_Comm_size(hy->node_comm, &hy->node_size);
-        rc = MPI_Comm_split(comm, hy->node_rank == 0 ? 0 : MPI_UNDEFINED, hy->rank, &hy->bridge_comm);
-    }
+    if ((rc = PMPI_Comm_rank(comm, &hy->rank)) == MPI_SUCCESS)
+        rc = PMPI_Comm_size(comm, &hy->size);
+    if (rc == MPI_SUCCESS)
+        rc = split_nodes(comm, &split, &hy->node_comm, &hy->machine_size, &hy->numa_os_index);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Comm_rank(hy->node_comm, &hy->node_rank)) == MPI_SUCCESS &&
+        (rc = PMPI_Comm_size(hy->node_comm, &hy->node_size)) == MPI_SUCCESS)
+        rc = PMPI_Comm_split(comm, hy->node_rank == 0 ? 0 : MPI_UNDEFINED, hy->rank, &hy->bridge_comm);
     if (rc == MPI_SUCCESS) {
         int leader_view[2] = { 0, 0 };
-        if (hy->bridge_comm != MPI_COMM_NULL) {
-            MPI_Comm_rank(hy->bridge_comm, &leader_view[0]);
-            MPI_Comm_size(hy->bridge_comm, &leader_view[1]);
-        }
-        rc = MPI_Bcast(leader_view, 2, MPI_INT, 0, hy->node_comm);
+        if (hy->bridge_comm != MPI_COMM_NULL && (rc = PMPI_Comm_rank(hy->bridge_comm, &leader_view[0])) == MPI_SUCCESS)
+            rc = PMPI_Comm_size(hy->bridge_comm, &leader_view[1]);
+        int sent = PMPI_Bcast(leader_view, 2, MPI_INT, 0, hy->node_comm);
+        rc = rc != MPI_SUCCESS ? rc : sent;
         hy->node = leader_view[0];
         hy->nodes = leader_view[1];
     }
     if (rc == MPI_SUCCESS)
         rc = build_tables(comm, hy);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_dup(comm, hy_comm);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy);
+        rc = PMPI_Comm_dup(comm, hy_comm);
+    if (rc == MPI_SUCCESS && (rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy)) != MPI_SUCCESS)
+        PMPI_Comm_free(hy_comm);
     if (rc != MPI_SUCCESS) {
         free_state(hy);
         return mpix_raise_comm(comm, rc);
@@ -175,6 +192,8 @@ MPIX_API int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm 
     if (!hy)
         return mpix_raise_comm(hy_comm, mpix_error(MPIX_ERRKIND_ARGUMENT,
                                                    "MPIX_Hy_comm_query: not a communicator from MPIX_Hy_comm_create"));
+    if (!node_comm || !bridge_comm || !node || !nodes)
+        return mpix_raise_comm(hy_comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_comm_query: an output is NULL"));
     *node_comm = hy->node_comm;
     *bridge_comm = hy->bridge_comm;
     *node = hy->node;

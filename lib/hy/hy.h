@@ -2,6 +2,8 @@
 #ifndef MPIX_HY_STATE_H
 #define MPIX_HY_STATE_H
 
+#include "spin/control.h"
+
 #include <mpi.h>
 #include <stddef.h>
 
@@ -10,7 +12,10 @@ typedef struct mpix_hy_state {
     int rank, size;                  /* in the hybrid communicator */
     int node, nodes;                 /* this process's node index; node count */
     int node_rank, node_size;
+    int machine_size;                /* processes of the hybrid communicator that share this
+                                        machine's memory (a virtual node is part of one) */
     int *node_of;                    /* [size]: node of each rank */
+    int *node_rank_of;               /* [size]: each rank's rank in its node */
     int *node_sizes;                 /* [nodes] */
     int *member_offset;              /* [nodes + 1]: where each node's ranks start in members */
     int *members;                    /* [size]: ranks grouped by node, in node-rank order */
@@ -40,6 +45,7 @@ typedef struct mpix_hy_op {
     int commutative;
     MPI_Comm hy_comm;          /* for the non-commutative fallback */
     char *base;                /* the node's shared buffer (leader's segment) */
+    mpix_spin_state *spin;     /* the buffer window's spin block */
     char *result;              /* where the result lives in it */
     char *slots;               /* allreduce: node_size input slots */
     /* allreduce below the small-message threshold: no barriers (allreduce.c) */
@@ -57,16 +63,30 @@ typedef struct mpix_hy_op {
     MPI_Datatype *send_types;
 } mpix_hy_op;
 
-/* Collective over the node: allocate the shared buffer (@bytes on the leader) and hang
- * @op on the new window. A code, not raised. */
-int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype, MPI_Aint bytes,
-                    MPI_Win *win);
+/* The bytes of the node's shared buffer, from the type facts in @op (may set more of
+ * @op's fields). A code, not raised. */
+typedef int (*mpix_hy_bytes_fn)(mpix_hy_op *op, MPI_Aint *bytes);
 
-/* Fill the type facts of @op (no window): for callers that bring their own buffer. */
-void mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype);
+/* Collective over @hy_comm: check the arguments, allocate the node's shared buffer
+ * (@bytes_of bytes on the leader) and hang @op (calloc'd; NULL is out of memory) on the
+ * new window, stored in *@win on success. @argument_code is the caller's own check of its
+ * other arguments (NULL outputs): an error on any process is an error on all, never a
+ * hang. A code, not raised; on error @op is freed. */
+int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype,
+                    mpix_hy_bytes_fn bytes_of, int argument_code, MPI_Win *win);
 
-/* Free what @op holds besides itself (prepared datatypes, arrays). */
-void mpix_hy_op_release(mpix_hy_op *op);
+/* MPI_SUCCESS, or an argument error naming @call's NULL output (@what). */
+int mpix_hy_outputs(const char *call, const void *first, const char *first_name, const void *second,
+                    const char *second_name);
+
+/* Fill and check the type facts of @op (no window): for callers that bring their own
+ * buffer. A code, not raised: a negative count, MPI_DATATYPE_NULL or MPI's own error
+ * for an invalid datatype. */
+int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype);
+
+/* Free what @op holds besides itself (prepared datatypes, arrays); the first failure's
+ * code. */
+int mpix_hy_op_release(mpix_hy_op *op);
 
 /* Allgather, leader side: prepare the exchange of node blocks (once), and exchange them
  * in op->result (rank-order slots of op->count elements). */

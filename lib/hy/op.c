@@ -1,6 +1,7 @@
 /* What every hybrid collective shares: its window (the node's shared buffer, with the
  * spin control block of MPIX_Win_allocate_shared), its state, element copies, free. */
 #include "hy.h"
+#include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
 #include "common/keyval.h"
@@ -8,73 +9,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mpix_hy_op_release(mpix_hy_op *op)
+int mpix_hy_op_release(mpix_hy_op *op)
 {
+    int rc = MPI_SUCCESS, freed;
     if (op->node_types) {
         for (int j = 0; j < op->hy->nodes; j++)
-            if (op->node_types[j] != MPI_DATATYPE_NULL)
-                MPI_Type_free(&op->node_types[j]);
+            if (op->node_types[j] != MPI_DATATYPE_NULL && (freed = PMPI_Type_free(&op->node_types[j])) != MPI_SUCCESS)
+                rc = freed;
     }
-    if (op->send_types && op->send_types[0] != MPI_DATATYPE_NULL)
-        MPI_Type_free(&op->send_types[0]);
+    if (op->send_types && op->send_types[0] != MPI_DATATYPE_NULL &&
+        (freed = PMPI_Type_free(&op->send_types[0])) != MPI_SUCCESS)
+        rc = freed;
     free(op->node_types);
     free(op->send_types);
     free(op->counts);
     free(op->displs);
     free(op->pack);
+    op->node_types = op->send_types = NULL;
+    op->counts = op->displs = NULL;
+    op->pack = NULL;
+    return rc;
 }
 
-static void free_op(mpix_hy_op *op)
+static int free_op(mpix_hy_op *op)
 {
-    mpix_hy_op_release(op);
+    int rc = mpix_hy_op_release(op);
     free(op);
+    return rc;
 }
 
 static int delete_op(MPI_Win win, int keyval, void *value, void *extra)
 {
     (void)win, (void)keyval, (void)extra;
-    free_op(value);
-    return MPI_SUCCESS;
+    return free_op(value);
 }
 
 static mpix_keyval op_keyval = MPIX_WIN_KEYVAL_INIT(delete_op);
 
-void mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype)
+int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, MPI_Datatype datatype)
 {
     MPI_Aint lower_bound;
-    int integers, addresses, datatypes, combiner;
+    int integers, addresses, datatypes, combiner, rc;
     op->kind = kind;
     op->hy = hy;
     op->count = count;
     op->datatype = datatype;
-    MPI_Type_get_extent(datatype, &lower_bound, &op->extent);
-    MPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner);
-    op->named = combiner == MPI_COMBINER_NAMED;
-}
-
-int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype, MPI_Aint bytes,
-                    MPI_Win *win)
-{
-    MPI_Aint size;
-    int unit;
-    mpix_hy_state *hy = mpix_hy_state_of(hy_comm);
-
-    if (!hy)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "not a communicator from MPIX_Hy_comm_create");
     if (count < 0)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "count %d is negative", count);
-    mpix_hy_op_describe(op, hy, kind, count, datatype);
-    op->hy_comm = hy_comm;
-    int rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, hy->node_comm, &op->base, win);
+    if (datatype == MPI_DATATYPE_NULL)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "the datatype is MPI_DATATYPE_NULL");
+    if ((rc = PMPI_Type_get_extent(datatype, &lower_bound, &op->extent)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner)) != MPI_SUCCESS)
+        return rc;
+    op->named = combiner == MPI_COMBINER_NAMED;
+    return MPI_SUCCESS;
+}
+
+int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype,
+                    mpix_hy_bytes_fn bytes_of, int argument_code, MPI_Win *win_out)
+{
+    MPI_Aint size, bytes = 0;
+    int unit, rc = argument_code, attached = 0;
+    mpix_hy_state *hy = mpix_hy_state_of(hy_comm);
+    MPI_Win window = MPI_WIN_NULL, *win = &window;
+
+    if (!hy) { /* no hybrid communicator on any process: nothing to agree with */
+        free(op);
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "not a communicator from MPIX_Hy_comm_create");
+    }
+    if (rc == MPI_SUCCESS && !op)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hy_op_describe(op, hy, kind, count, datatype);
+    if (rc == MPI_SUCCESS)
+        rc = bytes_of(op, &bytes);
+    /* One bad argument on one process is an error on all, never a hang in the allocation. */
+    if ((rc = mpix_agree(hy_comm, rc)) != MPI_SUCCESS) {
+        free(op);
+        return rc;
+    }
+    op->hy_comm = hy_comm; /* op is not NULL on any process here: it would have failed the agreement */
+    rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, hy->node_comm, &op->base, win);
     if (rc == MPI_SUCCESS)
         rc = MPIX_Win_shared_query(*win, 0, &size, &unit, &op->base);
+    if (rc == MPI_SUCCESS && !(op->spin = mpix_spin_state_of(*win)))
+        rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS)
         mpix_hy_place(hy, op->base, bytes);
     if (rc == MPI_SUCCESS)
-        rc = mpix_win_attr_set(*win, &op_keyval, op);
-    if (rc != MPI_SUCCESS && *win != MPI_WIN_NULL)
-        MPIX_Win_free(win);
-    return rc;
+        attached = (rc = mpix_win_attr_set(*win, &op_keyval, op)) == MPI_SUCCESS;
+    if ((rc = mpix_agree(hy_comm, rc)) != MPI_SUCCESS) {
+        if (*win != MPI_WIN_NULL)
+            MPIX_Win_free(win); /* frees @op where it hangs on the window */
+        if (!attached)
+            free(op);
+        return rc;
+    }
+    *win_out = window;
+    return MPI_SUCCESS;
+}
+
+int mpix_hy_outputs(const char *call, const void *first, const char *first_name, const void *second,
+                    const char *second_name)
+{
+    if (!first || !second)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: %s is NULL", call, !first ? first_name : second_name);
+    return MPI_SUCCESS;
 }
 
 int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op)
@@ -99,8 +140,8 @@ int mpix_hy_copy(const mpix_hy_op *op, void *to, const void *from, int count)
         memcpy(to, from, (size_t)count * op->extent);
         return MPI_SUCCESS;
     }
-    return MPI_Sendrecv(from, count, op->datatype, 0, 0, to, count, op->datatype, 0, 0, MPI_COMM_SELF,
-                        MPI_STATUS_IGNORE);
+    return PMPI_Sendrecv(from, count, op->datatype, 0, 0, to, count, op->datatype, 0, 0, MPI_COMM_SELF,
+                         MPI_STATUS_IGNORE);
 }
 
 MPIX_API int MPIX_Hy_free(MPI_Win *win)

@@ -1,47 +1,141 @@
-/* The paper's Wrapper_* functions (seed 003 §4.1-4.4), on the hybrid communicator and
- * the spin synchronization. The paper's struct comm_package is fixed, so what the layer
- * needs besides it (the hybrid communicator, a small shared window to synchronize on)
- * hangs on its shmem_comm as an attribute. The wrappers return void, as the paper's do:
- * errors go to the communicators' error handlers. */
+/* The paper-compatible Wrapper_* functions, on the hybrid communicator and the spin
+ * pieces (spin/control.h). The paper's struct comm_package is fixed, so what the layer
+ * needs besides it (the hybrid communicator, a small shared window to synchronize on,
+ * the last allgather's prepared exchange) hangs on its shmem_comm as an attribute. The
+ * wrappers return void, as the paper's do: errors go to the communicators' error
+ * handlers (shmem_comm's, which it inherits from the parent communicator).
+ *
+ * Synchronization per call, node by node (one step = every process stores its own
+ * word, at most one reads them all; one signal = one word written, the others read it):
+ *   bcast      root's node: one signal from the root; other nodes: one step collected
+ *              by the leader (nobody still reads the last data), the bridge, one signal
+ *   allgather  one node: one barrier; several: one step, the bridge, one signal
+ *   allreduce  small vectors: one step, the leader reduces (and the bridge), one signal;
+ *              larger: one barrier, every process reduces a slice, then as allgather */
 #include "hy.h"
+#include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/hint.h"
 #include "common/keyval.h"
+#include "spin/control.h"
 
 #include <mpix/hy_wrapper.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { DEFAULT_SMALL_BYTES = 2048 };
+
 typedef struct wrapper_state {
     MPI_Comm hy_comm;
-    MPI_Win sync_win;   /* a zero-size shared window: its spin barrier is the paper's sync() */
+    mpix_hy_state *hy;        /* its state (lives as long as hy_comm, as this state does) */
+    MPI_Win sync_win;         /* a zero-size shared window over shmem_comm: its spin block */
+    mpix_spin_state *sync;    /* that block */
+    long long small_bytes;    /* allreduce: up to this the leader reduces alone */
+    char *scratch;            /* small_bytes: a process's own copy of a small reduction */
+    mpix_hy_op allgather;     /* the last allgather's exchange, kept while its shape repeats */
+    int allgather_ready;
+    struct {                  /* per collective, the last call's type facts: repeated calls ask MPI nothing */
+        MPI_Datatype datatype;
+        int count;
+        MPI_Aint extent;
+        int named;
+        MPI_Op op;
+        int commutative;
+    } last[3];
 } wrapper_state;
 
 static int delete_wrapper_state(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    wrapper_state *state = value;
     (void)comm, (void)keyval, (void)extra;
-    free(value);
-    return MPI_SUCCESS;
+    int rc = state->allgather_ready ? mpix_hy_op_release(&state->allgather) : MPI_SUCCESS;
+    free(state->scratch);
+    free(state);
+    return rc;
 }
 
 static mpix_keyval wrapper_keyval = MPIX_COMM_KEYVAL_INIT(delete_wrapper_state);
 
-static wrapper_state *state_of(const struct comm_package *handle)
+/* The layer's state, or NULL after raising an error naming @call. */
+static wrapper_state *state_of(const struct comm_package *handle, const char *call)
 {
     void *state = NULL;
-    mpix_comm_attr_get(handle->shmem_comm, &wrapper_keyval, &state);
+    if (!handle) {
+        mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: comm_handle is NULL", call));
+        return NULL;
+    }
+    if (handle->shmem_comm != MPI_COMM_NULL)
+        mpix_comm_attr_get(handle->shmem_comm, &wrapper_keyval, &state);
     if (!state)
-        mpix_raise_comm(handle->shmem_comm, mpix_error(MPIX_ERRKIND_ARGUMENT,
-                                                       "Wrapper_*: comm_package not made by "
-                                                       "Wrapper_MPI_ShmemBridgeComm_create"));
+        mpix_raise_comm(handle->shmem_comm,
+                        mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                   "%s: comm_handle was not made by Wrapper_MPI_ShmemBridgeComm_create (or is freed)",
+                                   call));
     return state;
 }
 
-/* An operation description over the caller's region (the wrappers own no buffer). */
-static void describe(mpix_hy_op *op, const wrapper_state *state, int kind, int count, MPI_Datatype datatype)
+static mpix_hy_state *hy_of(const wrapper_state *state)
+{
+    return state->hy;
+}
+
+/* Raise @code on the node communicator; MPI_SUCCESS passes. */
+static void raise_on(const struct comm_package *handle, int code)
+{
+    mpix_raise_comm(handle->shmem_comm, code);
+}
+
+/* The type facts of a call, or an error naming @call; a repeat of the last call's
+ * datatype and count reuses its facts. */
+static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, MPI_Datatype datatype,
+                    const void *start_addr, const char *call)
 {
     memset(op, 0, sizeof *op);
-    mpix_hy_op_describe(op, mpix_hy_state_of(state->hy_comm), kind, count, datatype);
+    if (!start_addr)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: start_addr is NULL", call);
+    if (state->last[kind].datatype == datatype && state->last[kind].count == count && datatype != MPI_DATATYPE_NULL) {
+        op->kind = kind;
+        op->hy = hy_of(state);
+        op->count = count;
+        op->datatype = datatype;
+        op->extent = state->last[kind].extent;
+        op->named = state->last[kind].named;
+        return MPI_SUCCESS;
+    }
+    int rc = mpix_hy_op_describe(op, hy_of(state), kind, count, datatype);
+    if (rc != MPI_SUCCESS && mpix_error_kind_of(rc) == MPIX_ERRKIND_ARGUMENT)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: msize %d or its datatype is not valid", call, count);
+    if (rc == MPI_SUCCESS) {
+        state->last[kind].datatype = datatype;
+        state->last[kind].count = count;
+        state->last[kind].extent = op->extent;
+        state->last[kind].named = op->named;
+    }
+    return rc;
+}
+
+/* Whether @op is commutative, asked of MPI once per operation in a row. */
+static int commutative(wrapper_state *state, MPI_Op op, int *answer)
+{
+    if (state->last[MPIX_HY_ALLREDUCE].op == op && op != MPI_OP_NULL) {
+        *answer = state->last[MPIX_HY_ALLREDUCE].commutative;
+        return MPI_SUCCESS;
+    }
+    int rc = PMPI_Op_commutative(op, answer);
+    if (rc == MPI_SUCCESS) {
+        state->last[MPIX_HY_ALLREDUCE].op = op;
+        state->last[MPIX_HY_ALLREDUCE].commutative = *answer;
+    }
+    return rc;
+}
+
+/* Both halves of a step for a process that does not collect: arrive, then wait for the
+ * signal. */
+static int arrive_and_wait(mpix_spin_state *sync)
+{
+    int rc = mpix_spin_arrive(sync), waited = mpix_spin_wait(sync);
+    return rc != MPI_SUCCESS ? rc : waited;
 }
 
 MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_package *comm_handle)
@@ -49,56 +143,135 @@ MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_pa
     wrapper_state *state = calloc(1, sizeof *state);
     int node, nodes;
     void *unused;
-    if (!state || MPIX_Hy_comm_create(p_comm, MPI_INFO_NULL, &state->hy_comm) != MPI_SUCCESS) {
+    int rc = state ? mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, DEFAULT_SMALL_BYTES,
+                                       &state->small_bytes)
+                   : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && state->small_bytes > 0 && !(state->scratch = malloc((size_t)state->small_bytes)))
+        rc = MPI_ERR_NO_MEM;
+    for (int kind = 0; state && kind < 3; kind++) {
+        state->last[kind].datatype = MPI_DATATYPE_NULL;
+        state->last[kind].op = MPI_OP_NULL;
+    }
+    if (rc == MPI_SUCCESS && !comm_handle)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_MPI_ShmemBridgeComm_create: comm_handle is NULL");
+    /* MPIX_Hy_comm_create agrees with every process on any error. */
+    if ((rc = mpix_agree(p_comm, rc)) == MPI_SUCCESS)
+        rc = MPIX_Hy_comm_create(p_comm, MPI_INFO_NULL, &state->hy_comm);
+    if (rc != MPI_SUCCESS) {
+        if (state)
+            free(state->scratch);
         free(state);
-        mpix_raise_comm(p_comm, MPI_ERR_NO_MEM);
+        mpix_raise_comm(p_comm, rc);
         return;
     }
-    MPIX_Hy_comm_query(state->hy_comm, &comm_handle->shmem_comm, &comm_handle->bridge_comm, &node, &nodes);
-    MPI_Comm_size(comm_handle->shmem_comm, &comm_handle->shmemcomm_size);
+    rc = MPIX_Hy_comm_query(state->hy_comm, &comm_handle->shmem_comm, &comm_handle->bridge_comm, &node, &nodes);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_size(comm_handle->shmem_comm, &comm_handle->shmemcomm_size);
     comm_handle->bridgecomm_size = nodes;
-    MPIX_Win_allocate_shared(0, 1, MPI_INFO_NULL, comm_handle->shmem_comm, &unused, &state->sync_win);
-    mpix_comm_attr_set(comm_handle->shmem_comm, &wrapper_keyval, state);
+    if (rc == MPI_SUCCESS)
+        rc = MPIX_Win_allocate_shared(0, 1, MPI_INFO_NULL, comm_handle->shmem_comm, &unused, &state->sync_win);
+    if (rc == MPI_SUCCESS && !(state->sync = mpix_spin_state_of(state->sync_win)))
+        rc = MPI_ERR_INTERN;
+    if (rc == MPI_SUCCESS && !(state->hy = mpix_hy_state_of(state->hy_comm)))
+        rc = MPI_ERR_INTERN;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_comm_attr_set(comm_handle->shmem_comm, &wrapper_keyval, state);
+    if ((rc = mpix_agree(p_comm, rc)) != MPI_SUCCESS) {
+        void *attached = NULL;
+        mpix_comm_attr_get(comm_handle->shmem_comm, &wrapper_keyval, &attached);
+        if (state->sync_win != MPI_WIN_NULL)
+            MPIX_Win_free(&state->sync_win);
+        PMPI_Comm_free(&state->hy_comm); /* frees the state where it hangs on shmem_comm */
+        if (!attached) {
+            free(state->scratch);
+            free(state);
+        }
+        comm_handle->shmem_comm = comm_handle->bridge_comm = MPI_COMM_NULL;
+        mpix_raise_comm(p_comm, rc);
+    }
 }
 
 MPIX_API void Wrapper_MPI_Sharedmemory_alloc(int msize, int bsize, int flag, struct comm_package *comm_handle,
                                              void **shmem_addr, MPI_Win *winPtr)
 {
-    int node_rank, unit;
+    wrapper_state *state = state_of(comm_handle, "Wrapper_MPI_Sharedmemory_alloc");
+    if (!state)
+        return;
+    int node_rank, unit, rc = MPI_SUCCESS;
     MPI_Aint size;
     long long elements = flag == 0 ? (long long)(comm_handle->shmemcomm_size + 2) * msize + 1
                                    : (long long)msize * flag;
-    MPI_Comm_rank(comm_handle->shmem_comm, &node_rank);
-    MPIX_Win_allocate_shared(node_rank == 0 ? (MPI_Aint)(elements * bsize) : 0, bsize, MPI_INFO_NULL,
-                             comm_handle->shmem_comm, shmem_addr, winPtr);
-    MPIX_Win_shared_query(*winPtr, 0, &size, &unit, shmem_addr);
-    wrapper_state *state = state_of(comm_handle);
-    if (state)
-        mpix_hy_place(mpix_hy_state_of(state->hy_comm), *shmem_addr, node_rank == 0 ? (MPI_Aint)(elements * bsize) : 0);
+    if (msize < 0 || bsize <= 0 || flag < 0)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_MPI_Sharedmemory_alloc: msize %d, bsize %d, flag %d", msize,
+                        bsize, flag);
+    else if (!shmem_addr || !winPtr)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_MPI_Sharedmemory_alloc: %s is NULL",
+                        !shmem_addr ? "shmem_addr" : "winPtr");
+    if ((rc = mpix_agree(comm_handle->shmem_comm, rc)) != MPI_SUCCESS) {
+        raise_on(comm_handle, rc);
+        return;
+    }
+    MPI_Aint bytes = (MPI_Aint)(elements * bsize);
+    if ((rc = PMPI_Comm_rank(comm_handle->shmem_comm, &node_rank)) == MPI_SUCCESS)
+        rc = MPIX_Win_allocate_shared(node_rank == 0 ? bytes : 0, bsize, MPI_INFO_NULL, comm_handle->shmem_comm,
+                                      shmem_addr, winPtr);
+    if (rc == MPI_SUCCESS)
+        rc = MPIX_Win_shared_query(*winPtr, 0, &size, &unit, shmem_addr);
+    if (rc == MPI_SUCCESS)
+        mpix_hy_place(hy_of(state), *shmem_addr, node_rank == 0 ? bytes : 0);
+    raise_on(comm_handle, rc);
 }
 
 MPIX_API void Wrapper_Get_localpointer(void *start_addr, int rank, int dsize, void **local_addr)
 {
-    *local_addr = (char *)start_addr + (size_t)rank * dsize;
+    if (!local_addr) {
+        mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_Get_localpointer: local_addr is NULL"));
+        return;
+    }
+    *local_addr = (char *)start_addr + (ptrdiff_t)rank * dsize;
 }
 
 MPIX_API void Wrapper_ShmemcommSizeset_gather(const struct comm_package *comm_handle, int **sharedmem_sizeset)
 {
-    wrapper_state *state = state_of(comm_handle);
-    *sharedmem_sizeset = NULL;
+    wrapper_state *state = state_of(comm_handle, "Wrapper_ShmemcommSizeset_gather");
     if (!state)
         return;
-    mpix_hy_state *hy = mpix_hy_state_of(state->hy_comm);
+    if (!sharedmem_sizeset) {
+        raise_on(comm_handle, mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_ShmemcommSizeset_gather: sharedmem_sizeset is NULL"));
+        return;
+    }
+    mpix_hy_state *hy = hy_of(state);
     *sharedmem_sizeset = malloc(hy->nodes * sizeof **sharedmem_sizeset);
+    if (!*sharedmem_sizeset) {
+        raise_on(comm_handle, MPI_ERR_NO_MEM);
+        return;
+    }
     memcpy(*sharedmem_sizeset, hy->node_sizes, hy->nodes * sizeof **sharedmem_sizeset);
 }
 
 MPIX_API void Wrapper_Create_Allgather_param(int msize, const struct comm_package *comm_handle,
                                              int *sharedmem_sizeset, struct allgather_param *param_handle)
 {
+    wrapper_state *state = state_of(comm_handle, "Wrapper_Create_Allgather_param");
+    if (!state)
+        return;
+    if (!sharedmem_sizeset || !param_handle || msize < 0) {
+        raise_on(comm_handle, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                         "Wrapper_Create_Allgather_param: msize %d, sharedmem_sizeset %p, "
+                                         "param_handle %p",
+                                         msize, (void *)sharedmem_sizeset, (void *)param_handle));
+        return;
+    }
     int nodes = comm_handle->bridgecomm_size;
     param_handle->recvcounts = malloc(nodes * sizeof *param_handle->recvcounts);
     param_handle->displs = malloc(nodes * sizeof *param_handle->displs);
+    if (!param_handle->recvcounts || !param_handle->displs) {
+        free(param_handle->recvcounts);
+        free(param_handle->displs);
+        param_handle->recvcounts = param_handle->displs = NULL;
+        raise_on(comm_handle, MPI_ERR_NO_MEM);
+        return;
+    }
     for (int i = 0, displacement = 0; i < nodes; i++) {
         param_handle->recvcounts[i] = msize * sharedmem_sizeset[i];
         param_handle->displs[i] = displacement;
@@ -106,84 +279,243 @@ MPIX_API void Wrapper_Create_Allgather_param(int msize, const struct comm_packag
     }
 }
 
+/* The leaders' exchange for this shape, prepared once and kept while calls repeat it. */
+static int allgather_exchange(wrapper_state *state, void *start_addr, int msize, MPI_Datatype data_type)
+{
+    mpix_hy_op *op = &state->allgather;
+    if (state->allgather_ready && (op->count != msize || op->datatype != data_type)) {
+        mpix_hy_op_release(op);
+        state->allgather_ready = 0;
+    }
+    int rc = MPI_SUCCESS;
+    if (!state->allgather_ready) {
+        rc = mpix_hy_op_describe(op, hy_of(state), MPIX_HY_ALLGATHER, msize, data_type);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_hy_allgather_prepare(op);
+        if (rc != MPI_SUCCESS) {
+            mpix_hy_op_release(op);
+            return rc;
+        }
+        state->allgather_ready = 1;
+    }
+    op->result = start_addr;
+    return mpix_hy_allgather_exchange(op);
+}
+
 MPIX_API void Wrapper_Hy_Allgather(void *start_addr, void *local_addr, int msize, MPI_Datatype data_type,
                                    struct allgather_param *param_handle, struct comm_package *comm_handle)
 {
-    wrapper_state *state = state_of(comm_handle);
+    static const char call[] = "Wrapper_Hy_Allgather";
+    wrapper_state *state = state_of(comm_handle, call);
     (void)local_addr, (void)param_handle; /* the slot is written in place; counts come from the tables */
     if (!state)
         return;
     mpix_hy_op op;
-    describe(&op, state, MPIX_HY_ALLGATHER, msize, data_type);
-    op.result = start_addr;
-    MPIX_Win_spin_barrier(state->sync_win); /* every slot of the node is written */
-    int rc = MPI_SUCCESS;
-    if (op.hy->node_rank == 0 && op.hy->nodes > 1) {
-        rc = mpix_hy_allgather_prepare(&op);
-        if (rc == MPI_SUCCESS)
-            rc = mpix_hy_allgather_exchange(&op);
-        mpix_hy_op_release(&op);
+    int rc = describe(&op, state, MPIX_HY_ALLGATHER, msize, data_type, start_addr, call), synced;
+    if (rc != MPI_SUCCESS) {
+        raise_on(comm_handle, rc);
+        return;
     }
-    MPIX_Win_spin_barrier(state->sync_win); /* the leaders' exchange is done */
-    mpix_raise_comm(comm_handle->shmem_comm, rc);
+    mpix_hy_state *hy = op.hy;
+    if (hy->nodes == 1) {
+        synced = mpix_spin_barrier(state->sync); /* every slot of the node is written */
+    } else if (hy->node_rank == 0) {
+        synced = mpix_spin_collect(state->sync);
+        if (synced == MPI_SUCCESS)
+            rc = allgather_exchange(state, start_addr, msize, data_type);
+        int signalled = mpix_spin_signal(state->sync); /* also after a failure: nobody is left waiting */
+        synced = synced != MPI_SUCCESS ? synced : signalled;
+    } else {
+        synced = arrive_and_wait(state->sync);
+    }
+    raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
 }
 
 MPIX_API void Wrapper_Get_transtable(MPI_Comm p_comm, const struct comm_package *comm_handle, int **shmem_transtable,
                                      int **bridge_transtable)
 {
-    wrapper_state *state = state_of(comm_handle);
-    (void)p_comm;
+    wrapper_state *state = state_of(comm_handle, "Wrapper_Get_transtable");
     if (!state)
         return;
-    mpix_hy_state *hy = mpix_hy_state_of(state->hy_comm);
-    for (int node = 0; node < hy->nodes; node++)
-        for (int i = 0; i < hy->node_sizes[node]; i++) {
-            int rank = hy->members[hy->member_offset[node] + i];
-            (*shmem_transtable)[rank] = i;
-            (*bridge_transtable)[rank] = node;
-        }
+    mpix_hy_state *hy = hy_of(state);
+    int size, rc = PMPI_Comm_size(p_comm, &size);
+    if (rc == MPI_SUCCESS && size != hy->size)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
+                        "Wrapper_Get_transtable: p_comm has %d processes, the split was made over %d", size, hy->size);
+    if (rc == MPI_SUCCESS && (!shmem_transtable || !*shmem_transtable || !bridge_transtable || !*bridge_transtable))
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "Wrapper_Get_transtable: a table (or its address) is NULL");
+    if (rc != MPI_SUCCESS) {
+        raise_on(comm_handle, rc);
+        return;
+    }
+    /* As MPI_Group_translate_ranks gives them: a rank's node rank where it shares this
+     * process's node, MPI_UNDEFINED elsewhere; and on every process (not only leaders)
+     * the bridge rank of each rank's node. */
+    for (int r = 0; r < size; r++) {
+        (*shmem_transtable)[r] = hy->node_of[r] == hy->node ? hy->node_rank_of[r] : MPI_UNDEFINED;
+        (*bridge_transtable)[r] = hy->node_of[r];
+    }
 }
 
 MPIX_API void Wrapper_Hy_Bcast(void **bcast_addr, void *start_addr, int msize, int *shmem_transtable,
                                int *bridge_transtable, MPI_Datatype data_type, int root,
                                struct comm_package *comm_handle)
 {
-    wrapper_state *state = state_of(comm_handle);
-    (void)shmem_transtable;
+    static const char call[] = "Wrapper_Hy_Bcast";
+    wrapper_state *state = state_of(comm_handle, call);
+    /* The tables hold what the split already knows (Wrapper_Get_transtable): the layer
+     * reads its own copy, valid for every placement. */
+    (void)shmem_transtable, (void)bridge_transtable;
     if (!state)
         return;
-    int rc = MPI_SUCCESS;
-    MPIX_Win_spin_barrier(state->sync_win); /* the root's data is written */
-    if (comm_handle->bridge_comm != MPI_COMM_NULL && comm_handle->bridgecomm_size > 1)
-        rc = MPI_Bcast(start_addr, msize, data_type, bridge_transtable[root], comm_handle->bridge_comm);
-    MPIX_Win_spin_barrier(state->sync_win); /* it arrived on every node */
-    *bcast_addr = start_addr;
-    mpix_raise_comm(comm_handle->shmem_comm, rc);
+    mpix_hy_op op;
+    int rc = describe(&op, state, MPIX_HY_BCAST, msize, data_type, start_addr, call), synced;
+    mpix_hy_state *hy = hy_of(state);
+    if (rc == MPI_SUCCESS && !bcast_addr)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: bcast_addr is NULL", call);
+    if (rc == MPI_SUCCESS && (root < 0 || root >= hy->size))
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: root %d is not a rank of 0..%d", call, root, hy->size - 1);
+    if (rc != MPI_SUCCESS) {
+        raise_on(comm_handle, rc);
+        return;
+    }
+    size_t vector = (size_t)msize * op.extent;
+    int root_node = hy->node_of[root];
+    if (hy->node == root_node) {
+        /* The root wrote its own slot before the call: the node reads it there. */
+        char *data = (char *)start_addr + (size_t)hy->node_rank_of[root] * vector;
+        *bcast_addr = data;
+        synced = hy->rank == root ? mpix_spin_signal(state->sync) : mpix_spin_wait(state->sync);
+        if (synced == MPI_SUCCESS && hy->node_rank == 0 && hy->nodes > 1)
+            rc = PMPI_Bcast(data, msize, data_type, root_node, hy->bridge_comm);
+    } else {
+        char *data = (char *)start_addr + (size_t)hy->node_size * vector;
+        *bcast_addr = data;
+        if (hy->node_rank == 0) {
+            synced = mpix_spin_collect(state->sync); /* nobody reads the last data any more */
+            if (synced == MPI_SUCCESS)
+                rc = PMPI_Bcast(data, msize, data_type, root_node, hy->bridge_comm);
+            int signalled = mpix_spin_signal(state->sync);
+            synced = synced != MPI_SUCCESS ? synced : signalled;
+        } else {
+            synced = arrive_and_wait(state->sync);
+        }
+    }
+    raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
+}
+
+/* The leader reduces every slot alone, in node-rank order, into the node's vector. */
+static int reduce_all_slots(const mpix_hy_op *op, const char *slots, size_t vector, char *into)
+{
+    int rc = mpix_hy_copy(op, into, slots, op->count);
+    for (int q = 1; q < op->hy->node_size && rc == MPI_SUCCESS; q++)
+        rc = PMPI_Reduce_local(slots + q * vector, into, op->count, op->datatype, op->op);
+    return rc;
+}
+
+/* A non-commutative operation needs MPI's rank order: every process reduces through
+ * MPI_Allreduce from its slot, and the leader stores the result once its node has stopped
+ * reading the last one. */
+static int allreduce_by_mpi(wrapper_state *state, const mpix_hy_op *op, const char *slot, char *result)
+{
+    char *scratch = malloc((size_t)op->count * op->extent + 1);
+    int rc = scratch ? MPI_SUCCESS : MPI_ERR_NO_MEM, synced = mpix_spin_barrier(state->sync);
+    int reduced = PMPI_Allreduce(slot, scratch ? scratch : result, scratch ? op->count : 0, op->datatype, op->op,
+                                 state->hy_comm);
+    rc = rc != MPI_SUCCESS ? rc : reduced;
+    if (synced == MPI_SUCCESS && op->hy->node_rank == 0) {
+        synced = mpix_spin_collect(state->sync);
+        if (rc == MPI_SUCCESS && synced == MPI_SUCCESS)
+            rc = mpix_hy_copy(op, result, scratch, op->count);
+        int signalled = mpix_spin_signal(state->sync);
+        synced = synced != MPI_SUCCESS ? synced : signalled;
+    } else if (synced == MPI_SUCCESS) {
+        synced = arrive_and_wait(state->sync);
+    }
+    free(scratch);
+    return rc != MPI_SUCCESS ? rc : synced;
 }
 
 MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sharedmem_rank, int msize,
                                    MPI_Datatype data_type, MPI_Op op, struct comm_package *comm_handle, MPI_Win win)
 {
-    wrapper_state *state = state_of(comm_handle);
-    (void)sharedmem_rank, (void)win;
+    static const char call[] = "Wrapper_Hy_Allreduce";
+    wrapper_state *state = state_of(comm_handle, call);
+    (void)sharedmem_rank, (void)win; /* the layer knows the node rank; it syncs on its own window */
     if (!state)
         return;
     mpix_hy_op reduction;
-    describe(&reduction, state, MPIX_HY_ALLREDUCE, msize, data_type);
-    reduction.op = op;
-    size_t vector = (size_t)msize * reduction.extent;
-    char *node_reduced = (char *)start_addr + comm_handle->shmemcomm_size * vector, *global = node_reduced + vector;
-
-    MPIX_Win_spin_barrier(state->sync_win); /* every input slot is written */
-    int rc = mpix_hy_reduce_slice(&reduction, start_addr, vector, node_reduced);
-    MPIX_Win_spin_barrier(state->sync_win); /* the node's vector is complete */
-    if (comm_handle->bridgecomm_size > 1) {
-        if (comm_handle->bridge_comm != MPI_COMM_NULL && rc == MPI_SUCCESS)
-            rc = MPI_Allreduce(node_reduced, global, msize, data_type, op, comm_handle->bridge_comm);
-        MPIX_Win_spin_barrier(state->sync_win); /* the global vector is there */
+    int rc = describe(&reduction, state, MPIX_HY_ALLREDUCE, msize, data_type, start_addr, call), synced;
+    if (rc == MPI_SUCCESS && !result_addr)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: result_addr is NULL", call);
+    if (rc == MPI_SUCCESS && op == MPI_OP_NULL)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: op is MPI_OP_NULL", call);
+    if (rc == MPI_SUCCESS)
+        rc = commutative(state, op, &reduction.commutative);
+    if (rc != MPI_SUCCESS) {
+        raise_on(comm_handle, rc);
+        return;
     }
-    *result_addr = comm_handle->bridgecomm_size > 1 ? global : node_reduced;
-    mpix_raise_comm(comm_handle->shmem_comm, rc);
+    reduction.op = op;
+    mpix_hy_state *hy = reduction.hy;
+    size_t vector = (size_t)msize * reduction.extent;
+    char *slots = start_addr, *node_reduced = slots + hy->node_size * vector, *global = node_reduced + vector;
+    char *result = hy->nodes > 1 ? global : node_reduced;
+    *result_addr = result;
+    if (!reduction.commutative) {
+        raise_on(comm_handle, allreduce_by_mpi(state, &reduction, slots + hy->node_rank * vector, result));
+        return;
+    }
+    int leader = hy->node_rank == 0;
+    if ((long long)vector <= state->small_bytes && hy->nodes == 1) {
+        /* Small, one node: after one barrier (every slot written, nobody reads the last
+         * result) every process reduces all slots, in the same order, into its own copy
+         * and stores it as the result: all store the same bytes, so whatever a process
+         * reads there once it returned is this call's result, and nobody waits for a
+         * leader's signal. */
+        synced = mpix_spin_barrier(state->sync);
+        if (synced == MPI_SUCCESS)
+            rc = reduce_all_slots(&reduction, slots, vector, state->scratch);
+        /* A process that finds the result there already leaves the line shared: the
+         * next barrier's atomic would otherwise wait for this store's line. */
+        if (synced == MPI_SUCCESS && rc == MPI_SUCCESS && memcmp(node_reduced, state->scratch, vector) != 0)
+            memcpy(node_reduced, state->scratch, vector);
+        raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
+        return;
+    }
+    if ((long long)vector <= state->small_bytes) {
+        /* Small, several nodes: one step collected by the leader (every slot is written,
+         * nobody reads the last result), the leader reduces alone, then signals. */
+        if (!leader) {
+            raise_on(comm_handle, arrive_and_wait(state->sync));
+            return;
+        }
+        synced = mpix_spin_collect(state->sync);
+        if (synced == MPI_SUCCESS)
+            rc = reduce_all_slots(&reduction, slots, vector, node_reduced);
+    } else {
+        /* Larger: every process reduces a slice; the barrier also tells that nobody reads
+         * the last result. */
+        synced = mpix_spin_barrier(state->sync);
+        if (synced == MPI_SUCCESS)
+            rc = mpix_hy_reduce_slice(&reduction, slots, vector, node_reduced);
+        if (synced == MPI_SUCCESS && (hy->nodes == 1 || !leader)) {
+            /* Synchronize even after a failed reduction: nobody is left waiting. */
+            synced = hy->nodes == 1 ? mpix_spin_barrier(state->sync) : arrive_and_wait(state->sync);
+            raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
+            return;
+        }
+        if (synced == MPI_SUCCESS)
+            synced = mpix_spin_collect(state->sync);
+    }
+    if (synced != MPI_SUCCESS) {
+        raise_on(comm_handle, synced);
+        return;
+    }
+    if (hy->nodes > 1 && rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(node_reduced, global, msize, data_type, op, hy->bridge_comm);
+    synced = mpix_spin_signal(state->sync); /* also after a failure: nobody is left waiting */
+    raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
 }
 
 MPIX_API void Wrapper_ShmemcommSizeset_free(struct comm_package *comm_handle, int *sharedmem_sizeset)
@@ -195,6 +527,8 @@ MPIX_API void Wrapper_ShmemcommSizeset_free(struct comm_package *comm_handle, in
 MPIX_API void Wrapper_Param_free(struct comm_package *comm_handle, struct allgather_param *param_handle)
 {
     (void)comm_handle;
+    if (!param_handle)
+        return;
     free(param_handle->recvcounts);
     free(param_handle->displs);
     param_handle->recvcounts = param_handle->displs = NULL;
@@ -202,11 +536,12 @@ MPIX_API void Wrapper_Param_free(struct comm_package *comm_handle, struct allgat
 
 MPIX_API void Wrapper_Comm_free(struct comm_package *comm_handle)
 {
-    wrapper_state *state = state_of(comm_handle);
+    wrapper_state *state = state_of(comm_handle, "Wrapper_Comm_free");
     if (!state)
         return;
     MPI_Comm hy_comm = state->hy_comm;
-    MPIX_Win_free(&state->sync_win);
-    MPI_Comm_free(&hy_comm); /* frees shmem_comm and bridge_comm, and with them this state */
+    int rc = MPIX_Win_free(&state->sync_win);
+    int freed = PMPI_Comm_free(&hy_comm); /* frees shmem_comm and bridge_comm, and with them this state */
     comm_handle->shmem_comm = comm_handle->bridge_comm = MPI_COMM_NULL;
+    mpix_raise(rc != MPI_SUCCESS ? rc : freed);
 }

@@ -255,6 +255,52 @@ static void run(MPI_Comm comm, const char *label)
     MPI_Comm_free(&hy);
 }
 
+/* Bad arguments to the setup calls: an error on every process (they agree before the
+ * collective allocation), never a crash or a hang, and the communicator still works. */
+static void bad_arguments(MPI_Comm comm, const char *label)
+{
+    MPI_Comm hy;
+    MPI_Win win = MPI_WIN_NULL;
+    void *result, *slot;
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    CHECK(MPIX_Hy_comm_create(comm, MPI_INFO_NULL, &hy) == MPI_SUCCESS, "%s: hy_comm_create", label);
+    MPI_Comm_set_errhandler(hy, MPI_ERRORS_RETURN);
+    struct {
+        const char *what;
+        int code;
+    } calls[] = {
+        { "allgather, MPI_DATATYPE_NULL", MPIX_Hy_allgather_create(hy, 4, MPI_DATATYPE_NULL, &result, &win) },
+        { "allgather, NULL result", MPIX_Hy_allgather_create(hy, 4, MPI_INT, NULL, &win) },
+        { "allgather, NULL win", MPIX_Hy_allgather_create(hy, 4, MPI_INT, &result, NULL) },
+        { "bcast, count -1", MPIX_Hy_bcast_create(hy, -1, MPI_INT, &result, &win) },
+        { "bcast, NULL buffer", MPIX_Hy_bcast_create(hy, 4, MPI_INT, NULL, &win) },
+        { "allreduce, MPI_OP_NULL", MPIX_Hy_allreduce_create(hy, 4, MPI_INT, MPI_OP_NULL, &slot, &result, &win) },
+        { "allreduce, NULL slot", MPIX_Hy_allreduce_create(hy, 4, MPI_INT, MPI_SUM, NULL, &result, &win) },
+        /* Only one process passes the bad argument: every process must fail. */
+        { "bcast, NULL buffer on rank 0 only",
+          MPIX_Hy_bcast_create(hy, 4, MPI_INT, rank == 0 ? NULL : &result, &win) },
+        { "allreduce, MPI_DATATYPE_NULL on rank 0 only",
+          MPIX_Hy_allreduce_create(hy, 4, rank == 0 ? MPI_DATATYPE_NULL : MPI_INT, MPI_SUM, &slot, &result, &win) },
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        CHECK(calls[i].code != MPI_SUCCESS, "%s: %s returned success", label, calls[i].what);
+    CHECK(win == MPI_WIN_NULL, "%s: a failed setup returned a window", label);
+    MPI_Comm not_hybrid;
+    MPI_Comm_dup(comm, &not_hybrid);
+    MPI_Comm_set_errhandler(not_hybrid, MPI_ERRORS_RETURN);
+    CHECK(MPIX_Hy_bcast_create(not_hybrid, 4, MPI_INT, &result, &win) != MPI_SUCCESS, "%s: not hybrid", label);
+    MPI_Comm_free(&not_hybrid);
+    int *data;
+    CHECK(MPIX_Hy_bcast_create(hy, 1, MPI_INT, &data, &win) == MPI_SUCCESS, "%s: bcast after errors", label);
+    if (rank == 0)
+        data[0] = 42;
+    MPIX_Hy_bcast(MPI_IN_PLACE, 0, win);
+    CHECK(data[0] == 42, "%s: bcast after errors gives %d", label, data[0]);
+    MPIX_Hy_free(&win);
+    MPI_Comm_free(&hy);
+}
+
 int main(int argc, char **argv)
 {
     mpix_test_start(&argc, &argv, &world_rank, &world_size);
@@ -265,6 +311,8 @@ int main(int argc, char **argv)
     run(reversed, "reversed");
     MPI_Comm_split(MPI_COMM_WORLD, 0, (world_rank % 2) * world_size + world_rank, &interleaved);
     run(interleaved, "interleaved");
+    bad_arguments(MPI_COMM_WORLD, "world");
+    bad_arguments(reversed, "reversed");
     MPI_Comm_free(&reversed);
     MPI_Comm_free(&interleaved);
     return mpix_test_finish("hy");

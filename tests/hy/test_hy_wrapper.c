@@ -1,8 +1,9 @@
-/* The paper's three micro-benchmarks (seed 003 Fig. 5 and §4.3-4.4) written against
- * mpix/hy_wrapper.h exactly as the paper writes them, minus the <double> template
- * arguments; results compared with MPI_Allgather/MPI_Bcast/MPI_Allreduce, and the
- * region layout checked against the contract, on MPI_COMM_WORLD and a reversed
- * communicator (non-block placement with virtual nodes). */
+/* The three hybrid micro-benchmarks written against mpix/hy_wrapper.h in C (void
+ * pointers where C++ programs use the templates); results compared with
+ * MPI_Allgather/MPI_Bcast/MPI_Allreduce, the region layout checked against the header's
+ * table, on MPI_COMM_WORLD and a reversed communicator (non-block placement with
+ * virtual nodes); then the errors: a root out of range, NULL and invalid arguments
+ * reach the communicator's error handler on every process and nothing hangs. */
 #include <mpix/mpix.h>
 #include <mpix/hy_wrapper.h>
 #include "mpix_test.h"
@@ -60,15 +61,20 @@ static void bcast_benchmark(MPI_Comm comm, int msg, const char *label)
           shmem_transtable[rank], sharedmem_rank);
     double *expected = malloc(sizeof(double) * msg);
     for (int root = 0; root < nprocs; root++) {
+        /* The root writes its own slot; its node reads it there, other nodes at slot n. */
+        int on_root_node = shmem_transtable[root] != MPI_UNDEFINED;
+        double *root_slot = start_addr + (on_root_node ? shmem_transtable[root] : 0) * msg;
         if (rank == root)
             for (int i = 0; i < msg; i++)
-                start_addr[i] = root * 100.0 + i;
+                root_slot[i] = root * 100.0 + i;
         for (int i = 0; i < msg; i++)
             expected[i] = root * 100.0 + i;
         Wrapper_Hy_Bcast((void **)&bcast_addr, start_addr, msg, shmem_transtable, bridge_transtable, MPI_DOUBLE,
                          root, &comm_handle);
-        CHECK(bcast_addr == start_addr && memcmp(bcast_addr, expected, sizeof(double) * msg) == 0,
-              "%s: bcast from %d differs", label, root);
+        double *where = on_root_node ? root_slot : start_addr + comm_handle.shmemcomm_size * msg;
+        CHECK(bcast_addr == where, "%s: bcast from %d at element %td, expected %td", label, root,
+              bcast_addr - start_addr, where - start_addr);
+        CHECK(memcmp(bcast_addr, expected, sizeof(double) * msg) == 0, "%s: bcast from %d differs", label, root);
         MPI_Barrier(comm);
     }
     free(expected);
@@ -76,6 +82,73 @@ static void bcast_benchmark(MPI_Comm comm, int msg, const char *label)
     free(bridge_transtable);
     MPI_Win_free(&win);
     Wrapper_Comm_free(&comm_handle);
+}
+
+/* Counts what reaches the node communicator's handler. */
+static int handler_calls, handler_class;
+static void record_error(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    handler_calls++;
+    MPI_Error_class(*code, &handler_class);
+}
+
+/* Each bad call reaches the handler once, on every process, and returns. */
+static void bad_arguments(MPI_Comm comm)
+{
+    struct comm_package comm_handle;
+    MPI_Errhandler handler;
+    MPI_Win win;
+    double *start_addr, *result;
+    int nprocs, sharedmem_rank;
+    Wrapper_MPI_ShmemBridgeComm_create(comm, &comm_handle);
+    MPI_Comm_size(comm, &nprocs);
+    MPI_Comm_rank(comm_handle.shmem_comm, &sharedmem_rank);
+    Wrapper_MPI_Sharedmemory_alloc(4, sizeof(double), 0, &comm_handle, (void **)&start_addr, &win);
+    int *shmem_transtable = malloc(nprocs * sizeof(int)), *bridge_transtable = malloc(nprocs * sizeof(int));
+    Wrapper_Get_transtable(comm, &comm_handle, &shmem_transtable, &bridge_transtable);
+    MPI_Comm_create_errhandler(record_error, &handler);
+    MPI_Comm_set_errhandler(comm_handle.shmem_comm, handler);
+    int argument_class;
+    MPIX_Query_error_class(MPIX_ERRKIND_ARGUMENT, &argument_class);
+    struct { const char *what; int root; } roots[] = { { "root -1", -1 }, { "root = size", nprocs } };
+    for (int i = 0; i < 2; i++) {
+        handler_calls = 0;
+        Wrapper_Hy_Bcast((void **)&result, start_addr, 4, shmem_transtable, bridge_transtable, MPI_DOUBLE,
+                         roots[i].root, &comm_handle);
+        CHECK(handler_calls == 1 && handler_class == argument_class, "bcast %s: %d handler calls, class %d",
+              roots[i].what, handler_calls, handler_class);
+    }
+    handler_calls = 0;
+    Wrapper_Hy_Bcast(NULL, start_addr, 4, NULL, NULL, MPI_DOUBLE, 0, &comm_handle);
+    Wrapper_Hy_Allreduce(NULL, (void **)&result, sharedmem_rank, 4, MPI_DOUBLE, MPI_SUM, &comm_handle, win);
+    Wrapper_Hy_Allreduce(start_addr, (void **)&result, sharedmem_rank, -1, MPI_DOUBLE, MPI_SUM, &comm_handle, win);
+    Wrapper_Hy_Allreduce(start_addr, (void **)&result, sharedmem_rank, 4, MPI_DATATYPE_NULL, MPI_SUM, &comm_handle,
+                         win);
+    Wrapper_Hy_Allreduce(start_addr, (void **)&result, sharedmem_rank, 4, MPI_DOUBLE, MPI_OP_NULL, &comm_handle, win);
+    Wrapper_Hy_Allgather(NULL, NULL, 4, MPI_DOUBLE, NULL, &comm_handle);
+    CHECK(handler_calls == 6, "6 bad calls reached the handler %d times", handler_calls);
+    /* The layer still works after the errors. */
+    for (int i = 0; i < 4; i++)
+            start_addr[sharedmem_rank * 4 + i] = 1.0;
+    Wrapper_Hy_Allreduce(start_addr, (void **)&result, sharedmem_rank, 4, MPI_DOUBLE, MPI_SUM, &comm_handle, win);
+    CHECK(result[0] == nprocs && result[3] == nprocs, "allreduce after the errors: %g, want %d", result[0], nprocs);
+    MPI_Barrier(comm);
+    MPI_Comm_set_errhandler(comm_handle.shmem_comm, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&handler);
+    free(shmem_transtable);
+    free(bridge_transtable);
+    MPI_Win_free(&win);
+    Wrapper_Comm_free(&comm_handle);
+
+    /* Setup with a NULL handle is an error on every process, never a hang. */
+    MPI_Comm_create_errhandler(record_error, &handler);
+    MPI_Comm_set_errhandler(comm, handler);
+    handler_calls = 0;
+    Wrapper_MPI_ShmemBridgeComm_create(comm, NULL);
+    CHECK(handler_calls == 1, "create with a NULL comm_handle: %d handler calls", handler_calls);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&handler);
 }
 
 static void allreduce_benchmark(MPI_Comm comm, int msg, const char *label)
@@ -125,6 +198,7 @@ int main(int argc, char **argv)
         allreduce_benchmark(MPI_COMM_WORLD, sizes[s], "world");
         allreduce_benchmark(reversed, sizes[s], "reversed");
     }
+    bad_arguments(MPI_COMM_WORLD);
     MPI_Comm_free(&reversed);
     return mpix_test_finish("hy_wrapper");
 }

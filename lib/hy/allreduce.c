@@ -104,6 +104,23 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* Every process has published this call, so nobody reads this process's slot of the
+ * other parity any more (it held the last call): write each of its lines back unchanged,
+ * which fetches them for writing now, while the others reduce and compute, instead of in
+ * the next call, where the invalidation of the readers' copies would be a second
+ * cross-core trip before they see the input (a two-process loop of the publish and poll
+ * alone: 0.39-0.42 us, 0.25-0.29 with the lines taken early, in the same minutes). */
+static void take_next_slot(const mpix_hy_op *op, unsigned parity)
+{
+    char *slot = small_slot_of(op, op->hy->node_rank, parity);
+    /* A faster process may already poll the call number: the same value, atomically. */
+    _Atomic uint32_t *number = (_Atomic uint32_t *)slot;
+    atomic_store_explicit(number, atomic_load_explicit(number, memory_order_relaxed), memory_order_relaxed);
+    /* The vector is read only after the next call number is published. */
+    for (size_t line = LINE; line < small_slot(op); line += LINE)
+        ((volatile char *)slot)[line] = ((volatile char *)slot)[line];
+}
+
 /* Small vectors: publish the input with a call number, wait for every other process's,
  * and reduce all of them, in the same order everywhere, into this process's own copy.
  * Two alternating slots replace the entry barrier: a process can write slot k+2 only
@@ -123,6 +140,7 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
             else
                 mpix_cpu_relax(); /* a tight loop of loads keeps taking the line the writer needs */
     }
+    take_next_slot(op, parity ^ 1u);
     if (rc == MPI_SUCCESS)
         rc = mpix_hy_copy(op, op->small_result, small_slot_of(op, 0, parity) + HEADER, op->count);
     for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)

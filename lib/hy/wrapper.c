@@ -87,7 +87,9 @@ static void raise_on(const struct comm_package *handle, int code)
 }
 
 /* The type facts of a call, or an error naming @call; a repeat of the last call's
- * datatype and count reuses its facts. */
+ * predefined datatype and count reuses its facts. Derived datatypes are asked about
+ * every call: a program that frees its datatype and builds another may get the same
+ * handle back for a different layout. */
 static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, MPI_Datatype datatype,
                     const void *start_addr, const char *call)
 {
@@ -106,7 +108,7 @@ static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, M
     int rc = mpix_hy_op_describe(op, hy_of(state), kind, count, datatype);
     if (rc != MPI_SUCCESS && mpix_error_kind_of(rc) == MPIX_ERRKIND_ARGUMENT)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: msize %d or its datatype is not valid", call, count);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && op->named) {
         state->last[kind].datatype = datatype;
         state->last[kind].count = count;
         state->last[kind].extent = op->extent;
@@ -115,7 +117,19 @@ static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, M
     return rc;
 }
 
-/* Whether @op is commutative, asked of MPI once per operation in a row. */
+/* Whether @op is one of MPI's own operations, whose handles never change meaning. */
+static int predefined_op(MPI_Op op)
+{
+    static const MPI_Op predefined[] = { MPI_MAX,  MPI_MIN, MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,
+                                         MPI_LOR,  MPI_BOR, MPI_LXOR, MPI_BXOR,   MPI_MAXLOC, MPI_MINLOC };
+    for (size_t i = 0; i < sizeof predefined / sizeof predefined[0]; i++)
+        if (op == predefined[i])
+            return 1;
+    return 0;
+}
+
+/* Whether @op is commutative, asked of MPI once per predefined operation in a row (a
+ * user operation freed and created again may come back under the same handle). */
 static int commutative(wrapper_state *state, MPI_Op op, int *answer)
 {
     if (state->last[MPIX_HY_ALLREDUCE].op == op && op != MPI_OP_NULL) {
@@ -123,7 +137,7 @@ static int commutative(wrapper_state *state, MPI_Op op, int *answer)
         return MPI_SUCCESS;
     }
     int rc = PMPI_Op_commutative(op, answer);
-    if (rc == MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS && predefined_op(op)) {
         state->last[MPIX_HY_ALLREDUCE].op = op;
         state->last[MPIX_HY_ALLREDUCE].commutative = *answer;
     }

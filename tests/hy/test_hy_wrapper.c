@@ -84,6 +84,46 @@ static void bcast_benchmark(MPI_Comm comm, int msg, const char *label)
     Wrapper_Comm_free(&comm_handle);
 }
 
+/* A datatype built and freed every round, as applications do: a freed handle may come
+ * back for a layout of another size, and the layer must not trust what it learnt of it. */
+static void bcast_rebuilt_types(MPI_Comm comm)
+{
+    struct comm_package comm_handle;
+    MPI_Win win;
+    double *start_addr, *bcast_addr;
+    int nprocs, rank;
+    enum { MSG = 5, MOST = 3 };
+    Wrapper_MPI_ShmemBridgeComm_create(comm, &comm_handle);
+    MPI_Comm_size(comm, &nprocs);
+    MPI_Comm_rank(comm, &rank);
+    /* The region for the widest type: MSG elements of MOST doubles. */
+    Wrapper_MPI_Sharedmemory_alloc(MSG * MOST, sizeof(double), 0, &comm_handle, (void **)&start_addr, &win);
+    int *shmem_transtable = malloc(nprocs * sizeof(int)), *bridge_transtable = malloc(nprocs * sizeof(int));
+    Wrapper_Get_transtable(comm, &comm_handle, &shmem_transtable, &bridge_transtable);
+    for (int round = 0; round < 12; round++) {
+        int width = 1 + round % MOST, root = round % nprocs;
+        MPI_Datatype type;
+        MPI_Type_contiguous(width, MPI_DOUBLE, &type);
+        MPI_Type_commit(&type);
+        /* Slots are MSG elements of this round's type apart. */
+        if (rank == root)
+            for (int i = 0; i < MSG * width; i++)
+                start_addr[shmem_transtable[root] * MSG * width + i] = round * 100 + i;
+        Wrapper_Hy_Bcast((void **)&bcast_addr, start_addr, MSG, shmem_transtable, bridge_transtable, type, root,
+                         &comm_handle);
+        int wrong = 0;
+        for (int i = 0; i < MSG * width; i++)
+            wrong += bcast_addr[i] != round * 100 + i;
+        CHECK(wrong == 0, "rebuilt types, round %d (width %d, root %d): %d wrong", round, width, root, wrong);
+        MPI_Barrier(comm);
+        MPI_Type_free(&type);
+    }
+    free(shmem_transtable);
+    free(bridge_transtable);
+    MPI_Win_free(&win);
+    Wrapper_Comm_free(&comm_handle);
+}
+
 /* Counts what reaches the node communicator's handler. */
 static int handler_calls, handler_class;
 static void record_error(MPI_Comm *comm, int *code, ...)
@@ -198,6 +238,8 @@ int main(int argc, char **argv)
         allreduce_benchmark(MPI_COMM_WORLD, sizes[s], "world");
         allreduce_benchmark(reversed, sizes[s], "reversed");
     }
+    bcast_rebuilt_types(MPI_COMM_WORLD);
+    bcast_rebuilt_types(reversed);
     bad_arguments(MPI_COMM_WORLD);
     MPI_Comm_free(&reversed);
     return mpix_test_finish("hy_wrapper");

@@ -139,9 +139,7 @@ MPIX_API int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win)
         int signalled = mpix_spin_signal(op->spin); /* also after a failure: nobody is left waiting */
         synced = synced != MPI_SUCCESS ? synced : signalled;
     } else {
-        synced = mpix_spin_arrive(op->spin);
-        int waited = mpix_spin_wait(op->spin);
-        synced = synced != MPI_SUCCESS ? synced : waited;
+        synced = mpix_spin_arrive_and_wait(op->spin);
     }
     return mpix_raise_win(win, rc != MPI_SUCCESS ? rc : synced);
 }

@@ -73,8 +73,8 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
 {
     mpix_hy_op *op = calloc(1, sizeof *op);
     int rc = mpix_hy_outputs("MPIX_Hy_allreduce_create", slot, "slot", result, "result");
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hy_outputs("MPIX_Hy_allreduce_create", win, "win", win, "win");
+    if (rc == MPI_SUCCESS && !win)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_allreduce_create: win is NULL");
     if (rc == MPI_SUCCESS && reduction == MPI_OP_NULL)
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_allreduce_create: the operation is MPI_OP_NULL");
     if (rc == MPI_SUCCESS && op)
@@ -141,10 +141,8 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
                 mpix_cpu_relax(); /* a tight loop of loads keeps taking the line the writer needs */
     }
     take_next_slot(op, parity ^ 1u);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hy_copy(op, op->small_result, small_slot_of(op, 0, parity) + HEADER, op->count);
-    for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
-        rc = PMPI_Reduce_local(small_slot_of(op, q, parity) + HEADER, op->small_result, op->count, op->datatype, op->op);
+    if (rc == MPI_SUCCESS) /* the slots of one parity are small_per_process bytes apart */
+        rc = mpix_hy_reduce_all(op, small_slot_of(op, 0, parity) + HEADER, small_per_process(op), op->small_result);
     if (hy->nodes == 1)
         return mpix_raise_win(win, rc);
     char *global = small_global(op, parity);
@@ -169,19 +167,31 @@ static void slice_of(const mpix_hy_op *op, int process, int *first, int *last)
     *last = (int)((long long)op->count * (process + 1) / op->hy->node_size);
 }
 
-int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into)
+/* Elements [first, last) of the node reduction of @inputs into @into, inputs in
+ * node-rank order (so every process that reduces them gets the same bits). */
+static int reduce_range(const mpix_hy_op *op, const char *inputs, size_t stride, char *into, int first, int last)
 {
-    const mpix_hy_state *hy = op->hy;
     size_t element = (size_t)op->extent;
-    int first, last, rc = MPI_SUCCESS;
-    slice_of(op, hy->node_rank, &first, &last);
+    int rc = MPI_SUCCESS;
     if (last > first) {
         rc = mpix_hy_copy(op, into + first * element, inputs + first * element, last - first);
-        for (int q = 1; q < hy->node_size && rc == MPI_SUCCESS; q++)
+        for (int q = 1; q < op->hy->node_size && rc == MPI_SUCCESS; q++)
             rc = PMPI_Reduce_local(inputs + q * stride + first * element, into + first * element, last - first,
                                   op->datatype, op->op);
     }
     return rc;
+}
+
+int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into)
+{
+    int first, last;
+    slice_of(op, op->hy->node_rank, &first, &last);
+    return reduce_range(op, inputs, stride, into, first, last);
+}
+
+int mpix_hy_reduce_all(const mpix_hy_op *op, const char *inputs, size_t stride, char *into)
+{
+    return reduce_range(op, inputs, stride, into, 0, op->count);
 }
 
 /* Out of place, every input byte is copied once: slice s of the result starts as the
@@ -287,9 +297,7 @@ MPIX_API int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win)
         int signalled = mpix_spin_signal(op->spin); /* also after a failure: nobody is left waiting */
         synced = synced != MPI_SUCCESS ? synced : signalled;
     } else {
-        synced = mpix_spin_arrive(op->spin);
-        int waited = mpix_spin_wait(op->spin);
-        synced = synced != MPI_SUCCESS ? synced : waited;
+        synced = mpix_spin_arrive_and_wait(op->spin);
     }
     return mpix_raise_win(win, rc != MPI_SUCCESS ? rc : synced);
 }

@@ -45,9 +45,7 @@ static int bcast_on_root_node(mpix_hy_op *op, const void *sendbuf, int root, int
         int signalled = mpix_spin_signal(op->spin); /* before the bridge: the node reads while it travels */
         rc = rc != MPI_SUCCESS ? rc : signalled;
     } else {
-        rc = mpix_spin_arrive(op->spin);
-        int waited = mpix_spin_wait(op->spin);
-        rc = rc != MPI_SUCCESS ? rc : waited;
+        rc = mpix_spin_arrive_and_wait(op->spin);
     }
     if (hy->node_rank == 0 && hy->nodes > 1 && rc == MPI_SUCCESS)
         rc = PMPI_Bcast(op->result, op->count, op->datatype, root_node, hy->bridge_comm);
@@ -65,9 +63,7 @@ static int bcast_on_other_node(mpix_hy_op *op, int root_node)
         int signalled = mpix_spin_signal(op->spin); /* also after a failure: nobody is left waiting */
         rc = rc != MPI_SUCCESS ? rc : received != MPI_SUCCESS ? received : signalled;
     } else {
-        rc = mpix_spin_arrive(op->spin);
-        int waited = mpix_spin_wait(op->spin);
-        rc = rc != MPI_SUCCESS ? rc : waited;
+        rc = mpix_spin_arrive_and_wait(op->spin);
     }
     return rc;
 }

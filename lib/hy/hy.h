@@ -97,6 +97,9 @@ int mpix_hy_allgather_exchange(mpix_hy_op *op);
  * of op->count elements, @stride bytes apart) into @into. */
 int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride, char *into);
 
+/* Allreduce: the whole node reduction of @inputs (as above) into @into. */
+int mpix_hy_reduce_all(const mpix_hy_op *op, const char *inputs, size_t stride, char *into);
+
 /* The operation behind @win, checked to be of @kind; raises on @win otherwise. */
 int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op);
 

@@ -144,14 +144,6 @@ static int commutative(wrapper_state *state, MPI_Op op, int *answer)
     return rc;
 }
 
-/* Both halves of a step for a process that does not collect: arrive, then wait for the
- * signal. */
-static int arrive_and_wait(mpix_spin_state *sync)
-{
-    int rc = mpix_spin_arrive(sync), waited = mpix_spin_wait(sync);
-    return rc != MPI_SUCCESS ? rc : waited;
-}
-
 MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_package *comm_handle)
 {
     wrapper_state *state = calloc(1, sizeof *state);
@@ -340,7 +332,7 @@ MPIX_API void Wrapper_Hy_Allgather(void *start_addr, void *local_addr, int msize
         int signalled = mpix_spin_signal(state->sync); /* also after a failure: nobody is left waiting */
         synced = synced != MPI_SUCCESS ? synced : signalled;
     } else {
-        synced = arrive_and_wait(state->sync);
+        synced = mpix_spin_arrive_and_wait(state->sync);
     }
     raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
 }
@@ -412,19 +404,10 @@ MPIX_API void Wrapper_Hy_Bcast(void **bcast_addr, void *start_addr, int msize, i
             int signalled = mpix_spin_signal(state->sync);
             synced = synced != MPI_SUCCESS ? synced : signalled;
         } else {
-            synced = arrive_and_wait(state->sync);
+            synced = mpix_spin_arrive_and_wait(state->sync);
         }
     }
     raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
-}
-
-/* The leader reduces every slot alone, in node-rank order, into the node's vector. */
-static int reduce_all_slots(const mpix_hy_op *op, const char *slots, size_t vector, char *into)
-{
-    int rc = mpix_hy_copy(op, into, slots, op->count);
-    for (int q = 1; q < op->hy->node_size && rc == MPI_SUCCESS; q++)
-        rc = PMPI_Reduce_local(slots + q * vector, into, op->count, op->datatype, op->op);
-    return rc;
 }
 
 /* A non-commutative operation needs MPI's rank order: every process reduces through
@@ -444,7 +427,7 @@ static int allreduce_by_mpi(wrapper_state *state, const mpix_hy_op *op, const ch
         int signalled = mpix_spin_signal(state->sync);
         synced = synced != MPI_SUCCESS ? synced : signalled;
     } else if (synced == MPI_SUCCESS) {
-        synced = arrive_and_wait(state->sync);
+        synced = mpix_spin_arrive_and_wait(state->sync);
     }
     free(scratch);
     return rc != MPI_SUCCESS ? rc : synced;
@@ -489,7 +472,7 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
          * leader's signal. */
         synced = mpix_spin_barrier(state->sync);
         if (synced == MPI_SUCCESS)
-            rc = reduce_all_slots(&reduction, slots, vector, state->scratch);
+            rc = mpix_hy_reduce_all(&reduction, slots, vector, state->scratch);
         /* A process that finds the result there already leaves the line shared: the
          * next barrier's atomic would otherwise wait for this store's line. */
         if (synced == MPI_SUCCESS && rc == MPI_SUCCESS && memcmp(node_reduced, state->scratch, vector) != 0)
@@ -501,12 +484,12 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
         /* Small, several nodes: one step collected by the leader (every slot is written,
          * nobody reads the last result), the leader reduces alone, then signals. */
         if (!leader) {
-            raise_on(comm_handle, arrive_and_wait(state->sync));
+            raise_on(comm_handle, mpix_spin_arrive_and_wait(state->sync));
             return;
         }
         synced = mpix_spin_collect(state->sync);
         if (synced == MPI_SUCCESS)
-            rc = reduce_all_slots(&reduction, slots, vector, node_reduced);
+            rc = mpix_hy_reduce_all(&reduction, slots, vector, node_reduced);
     } else {
         /* Larger: every process reduces a slice; the barrier also tells that nobody reads
          * the last result. */
@@ -515,7 +498,7 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
             rc = mpix_hy_reduce_slice(&reduction, slots, vector, node_reduced);
         if (synced == MPI_SUCCESS && (hy->nodes == 1 || !leader)) {
             /* Synchronize even after a failed reduction: nobody is left waiting. */
-            synced = hy->nodes == 1 ? mpix_spin_barrier(state->sync) : arrive_and_wait(state->sync);
+            synced = hy->nodes == 1 ? mpix_spin_barrier(state->sync) : mpix_spin_arrive_and_wait(state->sync);
             raise_on(comm_handle, rc != MPI_SUCCESS ? rc : synced);
             return;
         }

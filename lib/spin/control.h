@@ -80,5 +80,8 @@ int mpix_spin_collect(mpix_spin_state *state);
 int mpix_spin_barrier(mpix_spin_state *state);
 int mpix_spin_signal(mpix_spin_state *state);
 int mpix_spin_wait(mpix_spin_state *state); /* MPIX_Win_spin_wait for any process, the leader too */
+/* Both halves of a step for a process that neither collects nor signals: arrive, then
+ * wait for the signal; the first failure's code. */
+int mpix_spin_arrive_and_wait(mpix_spin_state *state);
 
 #endif

@@ -170,6 +170,12 @@ int mpix_spin_arrive(mpix_spin_state *state)
     return rc;
 }
 
+int mpix_spin_arrive_and_wait(mpix_spin_state *state)
+{
+    int rc = mpix_spin_arrive(state), waited = mpix_spin_wait(state);
+    return rc != MPI_SUCCESS ? rc : waited;
+}
+
 int mpix_spin_collect(mpix_spin_state *state)
 {
     int rc = sync_copies(state);

@@ -38,7 +38,8 @@ static void allgather_benchmark(MPI_Comm comm, int msg, const char *label)
     CHECK(total == nprocs && param_handle.recvcounts[0] == msg * sharedmem_sizeset[0], "%s: sizes", label);
     free(expected);
     MPI_Win_free(&win);
-    Wrapper_Param_free(&comm_handle, &param_handle);
+    Wrapper_Param_Free(&comm_handle, &param_handle); /* the other spelling */
+    CHECK(param_handle.recvcounts == NULL && param_handle.displs == NULL, "%s: Wrapper_Param_Free", label);
     Wrapper_ShmemcommSizeset_free(&comm_handle, sharedmem_sizeset);
     Wrapper_Comm_free(&comm_handle);
     CHECK(comm_handle.shmem_comm == MPI_COMM_NULL, "%s: Wrapper_Comm_free", label);
@@ -69,8 +70,12 @@ static void bcast_benchmark(MPI_Comm comm, int msg, const char *label)
                 root_slot[i] = root * 100.0 + i;
         for (int i = 0; i < msg; i++)
             expected[i] = root * 100.0 + i;
-        Wrapper_Hy_Bcast((void **)&bcast_addr, start_addr, msg, shmem_transtable, bridge_transtable, MPI_DOUBLE,
-                         root, &comm_handle);
+        if (root % 2) /* the other spelling, as the benchmarks have it */
+            Wrapper_Hy_bcast((void **)&bcast_addr, start_addr, msg, shmem_transtable, bridge_transtable, MPI_DOUBLE,
+                             root, &comm_handle);
+        else
+            Wrapper_Hy_Bcast((void **)&bcast_addr, start_addr, msg, shmem_transtable, bridge_transtable, MPI_DOUBLE,
+                             root, &comm_handle);
         double *where = on_root_node ? root_slot : start_addr + comm_handle.shmemcomm_size * msg;
         CHECK(bcast_addr == where, "%s: bcast from %d at element %td, expected %td", label, root,
               bcast_addr - start_addr, where - start_addr);

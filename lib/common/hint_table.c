@@ -28,6 +28,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                      "auto|page|huge", 0, 0 },
     [MPIX_HINT_STORAGE_HUGE_PERCENT] = { "mpix_storage_huge_percent", "MPIX_STORAGE_HUGE_PERCENT",
                                          MPIX_HINT_TYPE_NUMBER, NULL, 0, 100 },
+    [MPIX_HINT_STORAGE_SYNC] = { "mpix_storage_sync", "MPIX_STORAGE_SYNC", MPIX_HINT_TYPE_KEYWORD,
+                                 "auto|log|in_place", 0, 0 },
     [MPIX_HINT_HY_SMALL_BYTES] = { "mpix_hy_small_bytes", "MPIX_HY_SMALL_BYTES", MPIX_HINT_TYPE_INTEGER, NULL, 0,
                                    1 << 30 },
     [MPIX_HINT_ZCOPY] = { "mpix_zcopy", "MPIX_ZCOPY", MPIX_HINT_TYPE_BOOL, NULL, 0, 0 },

@@ -39,8 +39,14 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     GET(MPIX_HINT_STORAGE_NODE_MEMORY) config->node_memory = value.integer;
     GET(MPIX_HINT_STORAGE_TRACKING) config->tracking = value.keyword;
     GET(MPIX_HINT_STORAGE_HUGE_PERCENT) config->huge_percent = value.number;
+    GET(MPIX_HINT_STORAGE_SYNC) config->sync_mode = value.keyword;
 #undef GET
 
+    /* A window writes its file: a mode without the owner's write bit could never open. */
+    if (config->storage && (config->file_perm & 0200) == 0)
+        return mpix_error(MPIX_ERRKIND_BAD_HINT,
+                          "hint file_perm=%04o leaves the owner no write permission, which a storage window needs",
+                          config->file_perm);
     if (config->storage && config->filename[0] == '\0')
         return mpix_error(MPIX_ERRKIND_BAD_HINT,
                           "hint alloc_type=storage needs storage_alloc_filename (the file or block device to map)");

@@ -26,8 +26,12 @@ typedef struct mpix_storage_config {
     long long node_memory;      /* -1: detect */
     int tracking;               /* mpix_storage_tracking: MPIX_TRACKING_* */
     double huge_percent;        /* mpix_storage_huge_percent */
+    int sync_mode;              /* mpix_storage_sync: MPIX_STORAGE_SYNC_* */
     int verbose;                /* mpix_verbose / MPIX_VERBOSE */
 } mpix_storage_config;
+
+/* mpix_storage_sync, in the keyword order of the hint. */
+enum { MPIX_STORAGE_SYNC_AUTO, MPIX_STORAGE_SYNC_LOG, MPIX_STORAGE_SYNC_IN_PLACE };
 
 /* access_style keyword bits, in the order of the hint table. */
 enum {

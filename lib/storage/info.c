@@ -50,6 +50,15 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
         const mpix_storage_tracking *tracking = &state->region.tracking;
         set_text(*info_used, MPIX_HINT_STORAGE_FILENAME, state->region.file.path);
         set_number(*info_used, MPIX_HINT_STORAGE_OFFSET, "%.0f", (double)(mine->file_offset + mine->shift));
+        const mpix_storage_log *log = &state->region.log;
+        set_keywords(*info_used, MPIX_HINT_STORAGE_SYNC,
+                     1u << (log->fd >= 0 ? MPIX_STORAGE_SYNC_LOG : MPIX_STORAGE_SYNC_IN_PLACE));
+        if (log->fd >= 0) {
+            /* Read-only: syncs the file and its log hold, counted across restarts. */
+            char generation[32];
+            snprintf(generation, sizeof generation, "%lld", log->generation);
+            MPI_Info_set(*info_used, "mpix_storage_generation", generation);
+        }
         set_keywords(*info_used, MPIX_HINT_STORAGE_TRACKING, 1u << tracking->policy);
         set_number(*info_used, MPIX_HINT_STORAGE_HUGE_PERCENT, "%g", config->huge_percent);
         /* Read-only: what the kernel is asked to track changes by until the next sync. */

@@ -1,4 +1,5 @@
 #include "region.h"
+#include "node_memory.h"
 #include "common/error.h"
 #include "common/verbose.h"
 
@@ -9,9 +10,11 @@
 int mpix_storage_region_open(mpix_storage_region *region, const mpix_storage_config *config, long long storage_bytes)
 {
     mpix_storage_file closed = MPIX_STORAGE_FILE_CLOSED;
+    mpix_storage_log no_log = MPIX_STORAGE_LOG_NONE;
     memset(region, 0, sizeof *region);
     region->config = *config;
     region->file = closed;
+    region->log = no_log;
     region->mine.memory_fd = region->mine.file_fd = -1;
     if (storage_bytes <= 0)
         return MPI_SUCCESS;
@@ -36,11 +39,41 @@ long long mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm,
     return offset;
 }
 
+/* Whether this segment's syncs go through a redo log (log.h): windows that fit in memory
+ * get consistent checkpoints; out-of-core windows (factor=auto spilled, streaming access,
+ * or larger than half the node's available memory) let the kernel write pages back. */
+static int choose_log(const mpix_storage_region *region, int shareable, int *log)
+{
+    const mpix_storage_config *config = &region->config;
+    long long storage_bytes = region->mine.storage_bytes;
+    int possible = !shareable && !region->file.block_device;
+    *log = 0;
+    if (storage_bytes <= 0 || config->sync_mode == MPIX_STORAGE_SYNC_IN_PLACE)
+        return MPI_SUCCESS;
+    if (config->sync_mode == MPIX_STORAGE_SYNC_LOG) {
+        if (!possible)
+            return mpix_error(MPIX_ERRKIND_BAD_HINT,
+                              "hint mpix_storage_sync=log needs a window of this process alone on a regular file; "
+                              "'%.200s' is %s",
+                              region->file.path, shareable ? "shared by the processes of a node" : "a block device");
+        *log = 1;
+        return MPI_SUCCESS;
+    }
+    *log = possible && !config->factor_auto && !mpix_storage_wants_readahead(config->access_style) &&
+           storage_bytes <= mpix_storage_node_memory(config->node_memory) / 2;
+    return MPI_SUCCESS;
+}
+
 int mpix_storage_region_prepare(mpix_storage_region *region, long long size, int disp_unit, long long memory_bytes,
                                 long long storage_offset, int shareable)
 {
     int rc = mpix_segment_init(&region->mine, size, disp_unit, memory_bytes, region->config.storage_first,
                                shareable, &region->file, storage_offset);
+    if (rc == MPI_SUCCESS && region->mine.storage_bytes > 0)
+        rc = mpix_storage_file_claim(&region->file, region->mine.file_offset,
+                                     mpix_page_round_up(region->mine.shift + region->mine.storage_bytes));
+    if (rc == MPI_SUCCESS)
+        rc = choose_log(region, shareable, &region->mine.storage_in_memory);
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_file_reserve(&region->file, storage_offset, region->mine.storage_bytes);
     if (rc == MPI_SUCCESS && region->mine.storage_bytes > 0)
@@ -84,11 +117,17 @@ int mpix_storage_region_map(mpix_storage_region *region, const mpix_segment *seg
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++)
         mpix_segment_advise(&segments[i], region->segment_at[i], region->config.access_style);
     if (rc == MPI_SUCCESS) {
+        const mpix_segment *mine = &segments[mine_index];
         char *start;
         long long length;
-        mpix_segment_storage_part(&segments[mine_index], region->segment_at[mine_index], &start, &length);
-        mpix_tracking_start(&region->tracking, &region->config, region->file.fd,
-                            segments[mine_index].file_offset, start, length);
+        mpix_segment_storage_part(mine, region->segment_at[mine_index], &start, &length);
+        if (mine->storage_in_memory)
+            rc = mpix_storage_log_open(&region->log, &region->file, &region->config, start, mine->file_offset,
+                                       length / mpix_page_size(), mine->file_offset + mine->shift,
+                                       mine->file_offset + mine->shift + mine->storage_bytes);
+        else
+            mpix_tracking_start(&region->tracking, &region->config, region->file.fd, mine->file_offset, start,
+                                length);
     }
     return rc;
 }
@@ -100,6 +139,8 @@ int mpix_storage_region_sync(mpix_storage_region *region)
     long long length;
     if (!region->reserved)
         return MPI_SUCCESS;
+    if (region->log.fd >= 0)
+        return mpix_storage_log_sync(&region->log);
     mine = &region->segments[region->my_segment];
     mpix_segment_storage_part(mine, region->segment_at[region->my_segment], &start, &length);
     return mpix_tracking_sync(&region->tracking, region->file.fd, mine->file_offset, start, length, region->file.path);
@@ -111,15 +152,23 @@ int mpix_storage_region_destroy(mpix_storage_region *region, int completed)
     if (completed && region->mine.storage_bytes > 0) {
         if (!region->config.discard)
             rc = mpix_storage_region_sync(region);
+        if (region->log.fd >= 0) {
+            int log_rc = mpix_storage_log_close(&region->log, !region->config.discard, region->config.unlink_file);
+            rc = rc != MPI_SUCCESS ? rc : log_rc;
+        }
         if (region->config.verbose)
             mpix_verbose_print("storage", "free: %s '%s'%s",
                      region->config.discard ? "no final flush (storage_alloc_discard) of" : "flushed",
                      region->file.path, region->config.unlink_file ? ", then removed it (storage_alloc_unlink)" : "");
     }
+    /* A failed allocation: whatever a replay brought into the file is durable there. */
+    mpix_storage_log_close(&region->log, 0, 1);
     if (region->reserved)
         munmap(region->reserved, region->reserved_length);
     region->reserved = NULL;
     mpix_segment_release(&region->mine);
+    if (!completed)
+        mpix_storage_file_restore_size(&region->file);
     mpix_storage_file_close(&region->file, completed ? region->config.unlink_file : region->file.created);
     free(region->segments);
     free(region->segment_at);

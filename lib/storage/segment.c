@@ -111,6 +111,8 @@ static int open_descriptor(int pid, int fd, int *opened)
     return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/* Map @length bytes at @at: of @fd (of process @pid) at @offset, or when @fd < 0 private
+ * memory named @what. */
 static int map_part(int pid, int fd, char *at, long long length, long long offset, const char *what)
 {
     int opened, descriptor;
@@ -121,7 +123,7 @@ static int map_part(int pid, int fd, char *at, long long length, long long offse
     if (fd < 0) {
         mapped = mmap(at, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         if (mapped != MAP_FAILED)
-            name_anonymous(mapped, length, "mpix-window-memory");
+            name_anonymous(mapped, length, what);
     } else {
         descriptor = open_descriptor(pid, fd, &opened);
         if (descriptor < 0)
@@ -144,11 +146,11 @@ int mpix_segment_map(const mpix_segment *segment, char *at, char **base)
 
     part_offsets(segment, &memory_at, &storage_at);
     rc = map_part(segment->pid, segment->memory_fd, at + memory_at, mpix_page_round_up(segment->memory_bytes), 0,
-                  "window memory");
+                  segment->memory_fd < 0 ? "mpix-window-memory" : "window memory");
     if (rc == MPI_SUCCESS)
-        rc = map_part(segment->pid, segment->file_fd, at + storage_at,
+        rc = map_part(segment->pid, segment->storage_in_memory ? -1 : segment->file_fd, at + storage_at,
                       mpix_page_round_up(segment->shift + segment->storage_bytes), segment->file_offset,
-                      "storage file");
+                      segment->storage_in_memory ? "mpix-window-logged" : "storage file");
     *base = at + (segment->storage_first || segment->memory_bytes == 0 ? segment->shift : 0);
     return rc;
 }

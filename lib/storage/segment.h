@@ -21,6 +21,7 @@ typedef struct mpix_segment {
     int pid;                 /* owner, and its descriptors, for peers to open the same pages */
     int memory_fd;           /* -1: private anonymous memory */
     int file_fd;             /* -1: no storage part */
+    int storage_in_memory;   /* the storage part is private memory that a redo log saves (log.h) */
 } mpix_segment;
 
 long long mpix_page_size(void);

@@ -43,7 +43,8 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     mpix_segment *segments;
     int any_storage = 0, ranks, rc;
 
-    rc = mpix_storage_begin(size, disp_unit, info, comm, "MPIX_Win_allocate_shared", &config, &any_storage);
+    rc = mpix_storage_begin(size, disp_unit, info, comm, baseptr, win, "MPIX_Win_allocate_shared", &config,
+                            &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage) {

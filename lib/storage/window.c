@@ -59,8 +59,10 @@ int mpix_storage_window_attach_state(MPI_Win win, mpix_storage_window *state)
     return mpix_win_attr_set(win, &window_keyval, state);
 }
 
-static int check_size(MPI_Aint size, int disp_unit, const char *call)
+static int check_arguments(MPI_Aint size, int disp_unit, const void *baseptr, const MPI_Win *win, const char *call)
 {
+    if (!baseptr || !win)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the %s argument is NULL", call, !baseptr ? "baseptr" : "win");
     if (size < 0)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: size %ld is negative", call, (long)size);
     if (disp_unit <= 0)
@@ -68,10 +70,10 @@ static int check_size(MPI_Aint size, int disp_unit, const char *call)
     return MPI_SUCCESS;
 }
 
-int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const char *call,
-                       mpix_storage_config *config, int *any_storage)
+int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const void *baseptr,
+                       const MPI_Win *win, const char *call, mpix_storage_config *config, int *any_storage)
 {
-    int rc = check_size(size, disp_unit, call);
+    int rc = check_arguments(size, disp_unit, baseptr, win, call);
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_config_parse(info, config);
     rc = mpix_agree(comm, rc);
@@ -183,7 +185,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     mpix_storage_window *state;
     int any_storage = 0, rc;
 
-    rc = mpix_storage_begin(size, disp_unit, info, comm, "MPIX_Win_allocate", &config, &any_storage);
+    rc = mpix_storage_begin(size, disp_unit, info, comm, baseptr, win, "MPIX_Win_allocate", &config, &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage)

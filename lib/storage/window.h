@@ -29,11 +29,11 @@ mpix_storage_window *mpix_storage_window_of(MPI_Win win);
 /* Hang @state on @win (freed with the window). */
 int mpix_storage_window_attach_state(MPI_Win win, mpix_storage_window *state);
 
-/* Collective: check the arguments and parse the hints on every rank, agreeing on
- * failure; *any_storage tells whether any rank asked for storage (then every rank takes
- * the storage path). A code, not raised. */
-int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const char *call,
-                       mpix_storage_config *config, int *any_storage);
+/* Collective: check the arguments (NULL outputs are MPIX_ERRKIND_ARGUMENT) and parse the
+ * hints on every rank, agreeing on failure; *any_storage tells whether any rank asked
+ * for storage (then every rank takes the storage path). A code, not raised. */
+int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, const void *baseptr,
+                       const MPI_Win *win, const char *call, mpix_storage_config *config, int *any_storage);
 
 /* Collective: split this rank's @size bytes, open its file, place it in the file and
  * reserve its blocks. A local code, not yet agreed. */

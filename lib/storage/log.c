@@ -1,0 +1,604 @@
+#include "log.h"
+#include "common/error.h"
+#include "common/verbose.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define SLOT_MAGIC "mpixslt1"
+#define RECORD_MAGIC "mpixrec1"
+
+/* Bytes of one write call and of one early-writeback step when streaming an image. */
+#define STREAM_CHUNK (8LL << 20)
+
+/* Slots: 0 is the data file's own bytes of the window, 1 and 2 images in the log. */
+enum { SLOTS = 3 };
+
+typedef struct slot_header {
+    char magic[8];
+    uint64_t log_id, generation, map_offset, begin, end, page, pages, area_bytes;
+    uint64_t image_low, image_high; /* images in the log: XXH3-128 of their page digests */
+    uint64_t checksum;              /* XXH3-64 of everything above */
+} slot_header;
+
+typedef struct record_header {
+    char magic[8];
+    uint64_t log_id, generation, page_count;
+    uint64_t payload_low, payload_high; /* XXH3-128 of the page indices, then the pages */
+    uint64_t checksum;                  /* XXH3-64 of everything above */
+} record_header;
+
+/* Where slot @slot's image (1 or 2) and the record area start in a log of @pages pages. */
+static long long image_at(long long page, long long pages, int slot) { return SLOTS * page + (slot - 1) * pages * page; }
+static long long area_at(long long page, long long pages) { return SLOTS * page + 2 * pages * page; }
+
+static int io_error(const char *what, const char *path, int error)
+{
+    return mpix_error(MPIX_ERRKIND_STORAGE_IO, "%s '%.200s': %s", what, path, strerror(error));
+}
+
+static long long round_up(long long bytes, long long unit) { return (bytes + unit - 1) / unit * unit; }
+
+static int write_all(int fd, const void *buffer, long long length, long long offset, const char *path)
+{
+    const char *from = buffer;
+    while (length > 0) {
+        ssize_t wrote = pwrite(fd, from, (size_t)(length < STREAM_CHUNK ? length : STREAM_CHUNK), (off_t)offset);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return io_error("cannot write to", path, wrote < 0 ? errno : ENOSPC);
+        from += wrote;
+        offset += wrote;
+        length -= wrote;
+    }
+    return MPI_SUCCESS;
+}
+
+static int read_all(int fd, void *buffer, long long length, long long offset)
+{
+    char *to = buffer;
+    while (length > 0) {
+        ssize_t got = pread(fd, to, (size_t)length, (off_t)offset);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        to += got;
+        offset += got;
+        length -= got;
+    }
+    return 0;
+}
+
+static int data_sync(int fd, const char *path)
+{
+    if (fdatasync(fd) != 0)
+        return io_error("cannot make durable", path, errno);
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the data file (slot 0) */
+
+/* Write pages [first, first + count) of @source to the data file, inside [begin, end). */
+static int write_data_pages(mpix_storage_log *log, const char *source, long long first, long long count)
+{
+    long long from = log->map_offset + first * log->page, to = from + count * log->page;
+    if (from < log->begin)
+        from = log->begin;
+    if (to > log->end)
+        to = log->end;
+    if (to <= from)
+        return MPI_SUCCESS;
+    return write_all(log->data_fd, source + (from - log->map_offset - first * log->page), to - from, from,
+                     log->data_path);
+}
+
+/* Copy the whole mapping at @source into slot @slot (not yet durable). */
+static int write_image(mpix_storage_log *log, int slot, const char *source)
+{
+    if (slot == 0)
+        return write_data_pages(log, source, 0, log->pages);
+    return write_all(log->fd, source, log->pages * log->page, image_at(log->page, log->pages, slot), log->path);
+}
+
+/* ---------------------------------------------------------------- slot headers */
+
+static uint64_t slot_checksum(const slot_header *header)
+{
+    return XXH3_64bits(header, offsetof(slot_header, checksum));
+}
+
+/* An image's checksum: of its page digests, which a sync has just brought up to date. */
+static XXH128_hash_t image_checksum(const mpix_page_digests *digests)
+{
+    return XXH3_128bits(digests->digest, (size_t)(digests->pages * sizeof *digests->digest));
+}
+
+/* Write slot @slot's header for @generation (an image in the log carries the checksum of
+ * the window's current digests) and make the log durable: one fdatasync covers an image
+ * written just before into the log, as the checksum tells a torn one. */
+static int write_slot_header(mpix_storage_log *log, int slot, long long generation)
+{
+    XXH128_hash_t image = { 0, 0 };
+    if (slot > 0)
+        image = image_checksum(&log->digests);
+    slot_header header = { SLOT_MAGIC, log->log_id, (uint64_t)generation, (uint64_t)log->map_offset,
+                           (uint64_t)log->begin, (uint64_t)log->end, (uint64_t)log->page, (uint64_t)log->pages,
+                           (uint64_t)log->area_bytes, image.low64, image.high64, 0 };
+    header.checksum = slot_checksum(&header);
+    int rc = write_all(log->fd, &header, sizeof header, slot * log->page, log->path);
+    return rc == MPI_SUCCESS ? data_sync(log->fd, log->path) : rc;
+}
+
+static int read_slot_header(int fd, int slot, long long page, slot_header *header)
+{
+    return read_all(fd, header, sizeof *header, slot * page) == 0 &&
+           memcmp(header->magic, SLOT_MAGIC, 8) == 0 && header->checksum == slot_checksum(header) &&
+           header->page == (uint64_t)page && header->pages > 0 && header->end > header->begin;
+}
+
+/* Read the image of slot @slot (1 or 2) into @image and check it against its header. */
+static int read_image(int fd, int slot, const slot_header *header, char *image)
+{
+    long long page = (long long)header->page, pages = (long long)header->pages;
+    mpix_page_digests digests;
+    if (read_all(fd, image, pages * page, image_at(page, pages, slot)) != 0 ||
+        mpix_page_digests_init(&digests, image, pages, page) != MPI_SUCCESS)
+        return 0;
+    XXH128_hash_t sum = image_checksum(&digests);
+    mpix_page_digests_free(&digests);
+    return sum.low64 == header->image_low && sum.high64 == header->image_high;
+}
+
+/* ---------------------------------------------------------------- records */
+
+static uint64_t record_checksum(const record_header *header)
+{
+    return XXH3_64bits(header, offsetof(record_header, checksum));
+}
+
+static long long record_head_bytes(long long page_count, long long page)
+{
+    return round_up((long long)sizeof(record_header) + page_count * 8, page);
+}
+
+/* Append one record of the @count pages listed in log->changed, as generation
+ * @generation, and make it durable. */
+static int append_record(mpix_storage_log *log, long long count, long long generation)
+{
+    long long head_bytes = record_head_bytes(count, log->page);
+    char *head = calloc(1, head_bytes);
+    struct iovec *iov = malloc((count + 1) * sizeof *iov);
+    XXH3_state_t *state = XXH3_createState();
+    int rc = MPI_SUCCESS, pieces = 0;
+
+    if (!head || !iov || !state) {
+        rc = mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for a log record of %lld pages", count);
+        goto done;
+    }
+    record_header *header = (record_header *)head;
+    uint64_t *indices = (uint64_t *)(head + sizeof *header);
+    XXH3_128bits_reset(state);
+    for (long long i = 0; i < count; i++)
+        indices[i] = (uint64_t)log->changed[i];
+    XXH3_128bits_update(state, indices, count * 8);
+    iov[pieces++] = (struct iovec){ head, (size_t)head_bytes };
+    for (long long i = 0; i < count; i++) {
+        char *page = log->memory + log->changed[i] * log->page;
+        XXH3_128bits_update(state, page, log->page);
+        if ((char *)iov[pieces - 1].iov_base + iov[pieces - 1].iov_len == page && pieces > 1)
+            iov[pieces - 1].iov_len += log->page;
+        else
+            iov[pieces++] = (struct iovec){ page, (size_t)log->page };
+    }
+    XXH128_hash_t payload = XXH3_128bits_digest(state);
+    memcpy(header->magic, RECORD_MAGIC, 8);
+    header->log_id = log->log_id;
+    header->generation = (uint64_t)generation;
+    header->page_count = (uint64_t)count;
+    header->payload_low = payload.low64;
+    header->payload_high = payload.high64;
+    header->checksum = record_checksum(header);
+
+    long long at = area_at(log->page, log->pages) + log->area_used, total = 0;
+    for (int first = 0; first < pieces && rc == MPI_SUCCESS;) {
+        int batch = pieces - first < IOV_MAX ? pieces - first : IOV_MAX;
+        long long batch_bytes = 0;
+        for (int i = first; i < first + batch; i++)
+            batch_bytes += (long long)iov[i].iov_len;
+        ssize_t wrote = pwritev(log->fd, iov + first, batch, (off_t)(at + total));
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote != batch_bytes) {
+            rc = wrote < 0 ? io_error("cannot write the log", log->path, errno)
+                           : mpix_error(MPIX_ERRKIND_STORAGE_IO, "short write to the log '%.200s'", log->path);
+            break;
+        }
+        total += batch_bytes;
+        first += batch;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = data_sync(log->fd, log->path);
+    if (rc == MPI_SUCCESS) {
+        log->area_used += total;
+        log->last_record_bytes = total;
+    }
+done:
+    free(head);
+    free(iov);
+    XXH3_freeState(state);
+    return rc;
+}
+
+/* Read the record at @at of the area of a log laid out as @geometry: 1 and its header
+ * and payload (indices, then pages; malloc'd) when it is whole, of this log's life and
+ * of generation @generation. */
+static int read_record(int fd, const slot_header *geometry, long long at, long long generation,
+                       record_header *header, char **payload, long long *record_bytes)
+{
+    long long page = (long long)geometry->page, area_end = (long long)geometry->area_bytes;
+    long long area_start = area_at(page, (long long)geometry->pages);
+    *payload = NULL;
+    if (at + page > area_end || read_all(fd, header, sizeof *header, area_start + at) != 0)
+        return 0;
+    if (memcmp(header->magic, RECORD_MAGIC, 8) != 0 || header->checksum != record_checksum(header) ||
+        header->log_id != geometry->log_id || header->generation != (uint64_t)generation ||
+        header->page_count == 0 || header->page_count > geometry->pages)
+        return 0;
+    long long count = (long long)header->page_count, head_bytes = record_head_bytes(count, page);
+    *record_bytes = head_bytes + count * page;
+    if (at + *record_bytes > area_end)
+        return 0;
+    char *data = malloc(count * 8 + count * page);
+    if (!data || read_all(fd, data, count * 8, area_start + at + (long long)sizeof *header) != 0 ||
+        read_all(fd, data + count * 8, count * page, area_start + at + head_bytes) != 0) {
+        free(data);
+        return 0;
+    }
+    XXH128_hash_t digest = XXH3_128bits(data, (size_t)(count * 8 + count * page));
+    const uint64_t *indices = (const uint64_t *)data;
+    int valid = digest.low64 == header->payload_low && digest.high64 == header->payload_high;
+    for (long long i = 0; i < count && valid; i++)
+        valid = indices[i] < geometry->pages;
+    if (!valid) {
+        free(data);
+        return 0;
+    }
+    *payload = data;
+    return 1;
+}
+
+/* The generation the chain of slot @slot reaches: its image, then the area's records. */
+static long long chain_reach(int fd, const slot_header *header)
+{
+    long long generation = (long long)header->generation, at = 0, bytes;
+    record_header record;
+    char *payload;
+    while (read_record(fd, header, at, generation + 1, &record, &payload, &bytes)) {
+        free(payload);
+        generation++;
+        at += bytes;
+    }
+    return generation;
+}
+
+/* ---------------------------------------------------------------- recovery */
+
+/* A log left by a crash: bring the data file to the furthest generation a slot's chain
+ * reaches and make it durable. *generation receives it (-1: nothing to recover). */
+static int replay(mpix_storage_log *log, long long *generation)
+{
+    slot_header headers[SLOTS];
+    long long reach[SLOTS];
+    char *image = NULL;
+    int best = -1, rc = MPI_SUCCESS;
+
+    *generation = -1;
+    for (int slot = 0; slot < SLOTS; slot++) {
+        reach[slot] = -1;
+        if (read_slot_header(log->fd, slot, log->page, &headers[slot]))
+            reach[slot] = chain_reach(log->fd, &headers[slot]);
+        /* Ties go to the lower slot: the same generation, and the data file needs no copy. */
+        if (reach[slot] >= 0 && (best < 0 || reach[slot] > reach[best])) {
+            char *candidate = NULL;
+            if (slot > 0) {
+                candidate = malloc((long long)headers[slot].pages * log->page);
+                if (!candidate || !read_image(log->fd, slot, &headers[slot], candidate)) {
+                    free(candidate);
+                    continue; /* torn while written: its chain never became the base */
+                }
+            }
+            free(image);
+            image = candidate;
+            best = slot;
+        }
+    }
+    if (best < 0)
+        return MPI_SUCCESS;
+    const slot_header *geometry = &headers[best];
+    mpix_storage_log replayed = *log;
+    replayed.page = (long long)geometry->page;
+    replayed.pages = (long long)geometry->pages;
+    replayed.map_offset = (long long)geometry->map_offset;
+    replayed.begin = (long long)geometry->begin;
+    replayed.end = (long long)geometry->end;
+    if (image)
+        rc = write_data_pages(&replayed, image, 0, replayed.pages);
+    free(image);
+    long long at = 0, bytes, reached = (long long)geometry->generation;
+    record_header record;
+    char *payload;
+    while (rc == MPI_SUCCESS && reached < reach[best] &&
+           read_record(log->fd, geometry, at, reached + 1, &record, &payload, &bytes)) {
+        const uint64_t *indices = (const uint64_t *)payload;
+        const char *pages = payload + record.page_count * 8;
+        for (uint64_t i = 0; i < record.page_count && rc == MPI_SUCCESS; i++)
+            rc = write_data_pages(&replayed, pages + i * replayed.page, (long long)indices[i], 1);
+        free(payload);
+        reached++;
+        at += bytes;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = data_sync(log->data_fd, log->data_path);
+    if (rc == MPI_SUCCESS && log->verbose)
+        mpix_verbose_print("storage", "replayed the log '%s': generation %lld (slot %d %s, then %lld record(s))",
+                           log->path, reached, best, best ? "image" : "data file",
+                           reached - (long long)geometry->generation);
+    *generation = reached;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- open, sync, close */
+
+void mpix_storage_log_path(const char *data_path, long long begin, char *path, int path_size)
+{
+    /* A name too long for PATH_MAX becomes "" and fails to open with a clear error. */
+    if (snprintf(path, path_size, "%s.mpix-log.%lld", data_path, begin) >= path_size)
+        path[0] = '\0';
+}
+
+/* fsync the directory holding @path, so a new file's name is durable with its data. */
+static int sync_directory(const char *path)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return io_error("cannot open the directory of", path, errno);
+    int failed = fsync(fd) != 0 && errno != EINVAL;
+    int error = errno;
+    close(fd);
+    return failed ? io_error("cannot make durable the directory of", path, error) : MPI_SUCCESS;
+}
+
+static uint64_t new_log_id(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed[3] = { (uint64_t)now.tv_sec, (uint64_t)now.tv_nsec, (uint64_t)getpid() };
+    return XXH3_64bits(seed, sizeof seed);
+}
+
+/* Write zeros over [from, to) of the log: blocks that were written once take a plain
+ * overwrite later; reserved but unwritten ones would cost a metadata commit at each
+ * record's fdatasync. */
+static int prewrite(mpix_storage_log *log, long long from, long long to)
+{
+    char *zeros = calloc(1, STREAM_CHUNK);
+    int rc = zeros ? MPI_SUCCESS : mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory writing the log");
+    for (long long at = from; at < to && rc == MPI_SUCCESS; at += STREAM_CHUNK)
+        rc = write_all(log->fd, zeros, to - at < STREAM_CHUNK ? to - at : STREAM_CHUNK, at, log->path);
+    free(zeros);
+    return rc;
+}
+
+int mpix_storage_log_open(mpix_storage_log *log, const mpix_storage_file *file, const mpix_storage_config *config,
+                          char *memory, long long map_offset, long long pages, long long begin, long long end)
+{
+    struct stat status;
+    long long recovered = -1;
+    int rc;
+
+    memset(log, 0, sizeof *log);
+    log->fd = -1;
+    log->data_fd = file->fd;
+    snprintf(log->data_path, sizeof log->data_path, "%s", file->path);
+    log->memory = memory;
+    log->page = sysconf(_SC_PAGESIZE);
+    log->pages = pages;
+    log->map_offset = map_offset;
+    log->begin = begin;
+    log->end = end;
+    log->area_bytes = pages * log->page;
+    log->verbose = config->verbose;
+    mpix_storage_log_path(file->path, begin, log->path, sizeof log->path);
+
+    rc = mpix_storage_file_open_private(log->path, config->file_perm, &log->fd, &status);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (status.st_size >= SLOTS * log->page)
+        rc = replay(log, &recovered);
+    /* A log that could not be replayed stays for the next try; otherwise the data file
+     * now holds everything it had. */
+    int keep_on_failure = rc != MPI_SUCCESS;
+    log->generation = recovered > 0 ? recovered : 0;
+    log->log_id = new_log_id();
+    log->touched = calloc(pages, 1);
+    log->changed = malloc(pages * sizeof *log->changed);
+    if (rc == MPI_SUCCESS && (!log->touched || !log->changed))
+        rc = mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for the log of %lld pages", pages);
+    /* The data file, with whatever was replayed into it, is generation `generation`. */
+    long long log_bytes = area_at(log->page, pages) + log->area_bytes;
+    if (rc == MPI_SUCCESS && status.st_size < log_bytes)
+        rc = prewrite(log, status.st_size, log_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = data_sync(log->data_fd, log->data_path);
+    /* Slot 0 first: until the images' old headers are gone, they reach no further. */
+    if (rc == MPI_SUCCESS)
+        rc = write_slot_header(log, 0, log->generation);
+    for (int slot = 1; slot < SLOTS && rc == MPI_SUCCESS; slot++) {
+        slot_header empty;
+        memset(&empty, 0, sizeof empty);
+        rc = write_all(log->fd, &empty, sizeof empty, slot * log->page, log->path);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = sync_directory(log->path);
+    if (rc == MPI_SUCCESS && read_all(log->data_fd, memory + (begin - map_offset), end - begin, begin) != 0)
+        rc = io_error("cannot read the window from", log->data_path, errno ? errno : EIO);
+    /* The window has its copy now. Pages cached by small reads would make later image
+     * writes of the file go back in as many small folios, which writeback handles at
+     * half the speed of the large ones a fresh write creates. */
+    if (rc == MPI_SUCCESS)
+        posix_fadvise(log->data_fd, (off_t)begin, (off_t)(end - begin), POSIX_FADV_DONTNEED);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_page_digests_init(&log->digests, memory, pages, log->page);
+    if (rc != MPI_SUCCESS) {
+        mpix_storage_log_close(log, 0, !keep_on_failure);
+        return rc;
+    }
+    if (log->verbose)
+        mpix_verbose_print("storage", "log '%s': generation %lld%s, %lld bytes for records", log->path,
+                           log->generation, recovered >= 0 ? " (recovered)" : "", log->area_bytes);
+    return MPI_SUCCESS;
+}
+
+static void start_area_again(mpix_storage_log *log)
+{
+    memset(log->touched, 0, log->pages);
+    log->touched_count = 0;
+    log->area_used = 0;
+}
+
+/* The data file is the base and the area is full: write the pages changed since the
+ * file's generation into it in place (or all of it, when that is a large part), then move
+ * its header to the current generation, and the area starts again. A torn write here is
+ * covered by the records, which stay valid until the header moves. */
+static int compact_into_file(mpix_storage_log *log)
+{
+    int rc = MPI_SUCCESS;
+    if (log->touched_count * 8 > log->pages) {
+        rc = write_image(log, 0, log->memory);
+    } else {
+        for (long long first = 0; first < log->pages && rc == MPI_SUCCESS;) {
+            if (!log->touched[first]) {
+                first++;
+                continue;
+            }
+            long long count = 1;
+            while (first + count < log->pages && log->touched[first + count])
+                count++;
+            rc = write_data_pages(log, log->memory + first * log->page, first, count);
+            first += count;
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = data_sync(log->data_fd, log->data_path);
+    if (rc == MPI_SUCCESS)
+        rc = write_slot_header(log, 0, log->generation);
+    if (rc == MPI_SUCCESS)
+        start_area_again(log);
+    return rc;
+}
+
+/* A whole image of @generation into @slot, which is not the base: the base and its
+ * records stay valid until the new header is durable. An image in the log takes one
+ * fdatasync with its header; the data file takes its own first. */
+static int switch_to(mpix_storage_log *log, int slot, long long generation, int image_written)
+{
+    int rc = image_written ? MPI_SUCCESS : write_image(log, slot, log->memory);
+    if (rc == MPI_SUCCESS && slot == 0)
+        rc = data_sync(log->data_fd, log->data_path);
+    if (rc == MPI_SUCCESS)
+        rc = write_slot_header(log, slot, generation);
+    if (rc == MPI_SUCCESS) {
+        log->base_slot = slot;
+        start_area_again(log);
+    }
+    return rc;
+}
+
+static int other_image(const mpix_storage_log *log) { return log->base_slot == 1 ? 2 : 1; }
+
+int mpix_storage_log_sync(mpix_storage_log *log)
+{
+    long long generation = log->generation + 1, count;
+    int rc = MPI_SUCCESS, image_written = 0;
+
+    /* After a dense sync, expect another: copy the image out first, so the digests that
+     * tell what changed are taken while nothing waits for them. */
+    if (log->last_dense) {
+        int slot = other_image(log);
+        rc = write_image(log, slot, log->memory);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        image_written = 1;
+        /* The device writes the image while the digests are taken. */
+        sync_file_range(log->fd, (off_t)image_at(log->page, log->pages, slot), (off_t)(log->pages * log->page),
+                        SYNC_FILE_RANGE_WRITE);
+    }
+    count = mpix_page_digests_changed(&log->digests, log->memory, log->changed);
+    if (count == 0)
+        return MPI_SUCCESS; /* the last generation stands (an image copied ahead is unused) */
+    long long record_bytes = record_head_bytes(count, log->page) + count * log->page;
+    int dense = 2 * count >= log->pages;
+    if (image_written || dense || log->area_used + record_bytes > log->area_bytes) {
+        rc = switch_to(log, other_image(log), generation, image_written);
+    } else {
+        rc = append_record(log, count, generation);
+        for (long long i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            log->touched_count += !log->touched[log->changed[i]];
+            log->touched[log->changed[i]] = 1;
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        /* The digests already count these pages as written: look at every page again. */
+        memset(log->digests.digest, 0, log->pages * sizeof *log->digests.digest);
+        log->last_dense = 0;
+        return rc;
+    }
+    log->generation = generation;
+    log->last_dense = dense;
+    /* Make room before the next sync needs it, while memory still holds this generation. */
+    if (log->base_slot == 0 && log->area_used > 0 && log->area_used + log->last_record_bytes > log->area_bytes)
+        rc = compact_into_file(log);
+    return rc;
+}
+
+int mpix_storage_log_close(mpix_storage_log *log, int make_current, int remove)
+{
+    int rc = MPI_SUCCESS;
+    if (log->fd >= 0 && make_current && !remove) {
+        if (log->base_slot != 0)
+            rc = switch_to(log, 0, log->generation, 0);
+        else if (log->area_used > 0)
+            rc = compact_into_file(log);
+        if (rc == MPI_SUCCESS) {
+            unlink(log->path);
+            if (log->verbose)
+                mpix_verbose_print("storage", "log '%s': generation %lld written into '%s', log removed", log->path,
+                                   log->generation, log->data_path);
+        }
+    }
+    if (log->fd >= 0) {
+        close(log->fd);
+        if (remove)
+            unlink(log->path);
+    }
+    log->fd = -1;
+    mpix_page_digests_free(&log->digests);
+    free(log->touched);
+    free(log->changed);
+    log->touched = NULL;
+    log->changed = NULL;
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* Windows saved through a redo log: what a restart gets back (a window freed with
+ * storage_alloc_discard=true leaves its file and log as a crash would), across sparse
+ * records, the area filling up, dense syncs that write a whole image, and RMA stores;
+ * then the file safety rules every storage window follows. */
+#include <mpix/mpix.h>
+#include "mpix_test.h"
+
+#include <sys/stat.h>
+
+static int rank, ranks;
+static long long page;
+static char dir[256];
+
+enum { PAGES = 64 };
+
+static MPI_Win allocate(const char *path, long long bytes, const char *extra_key, const char *extra_value,
+                        unsigned char **base, int *rc_out)
+{
+    MPI_Info info;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_type", "storage");
+    MPI_Info_set(info, "storage_alloc_filename", path);
+    if (extra_key)
+        MPI_Info_set(info, extra_key, extra_value);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    *rc_out = MPIX_Win_allocate(bytes, 1, info, MPI_COMM_WORLD, base, &win);
+    MPI_Info_free(&info);
+    return win;
+}
+
+static void info_value(MPI_Win win, const char *key, char *value)
+{
+    MPI_Info used;
+    int found = 0;
+    MPIX_Win_get_info(win, &used);
+    MPI_Info_get(used, key, MPI_MAX_INFO_VAL, value, &found);
+    if (!found)
+        strcpy(value, "(absent)");
+    MPI_Info_free(&used);
+}
+
+/* Generation g changes the pages p with (p * 7 + g) % @spread == 0 (all when spread is 1),
+ * stamping each byte with g and p: the state after g is a function of g alone. */
+static void change(unsigned char *base, long long bytes, int g, int spread)
+{
+    for (long long p = 0; p < bytes / page; p++)
+        if ((p * 7 + g) % spread == 0)
+            memset(base + p * page, (int)((g * 31 + p) & 0xff), page);
+}
+
+static void sync_window(MPI_Win win)
+{
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+    CHECK(MPIX_Win_sync(win) == MPI_SUCCESS, "sync");
+    MPI_Win_unlock(rank, win);
+}
+
+/* Sync generations 1..@generations with @spread, then a store that no sync covers; free
+ * as a crash would leave it; the next allocation must give back exactly the last sync. */
+static void restart_case(const char *name, int generations, int (*spread_of)(int g))
+{
+    char path[512], value[MPI_MAX_INFO_VAL + 1];
+    unsigned char *base, *expected = calloc(PAGES, page);
+    long long bytes = PAGES * page;
+    int rc;
+    snprintf(path, sizeof path, "%s/%s-%d", dir, name, rank);
+    MPI_Win win = allocate(path, bytes, "storage_alloc_discard", "true", &base, &rc);
+    CHECK(rc == MPI_SUCCESS, "%s: allocate: %s", name, mpix_test_error_string(rc));
+    info_value(win, "mpix_storage_sync", value);
+    CHECK(strcmp(value, "log") == 0, "%s: a window that fits in memory syncs by '%s', want log", name, value);
+    for (int g = 1; g <= generations; g++) {
+        change(base, bytes, g, spread_of(g));
+        change(expected, bytes, g, spread_of(g));
+        sync_window(win);
+        info_value(win, "mpix_storage_generation", value);
+        CHECK(atoi(value) == g, "%s: generation %s after sync %d", name, value, g);
+    }
+    memset(base, 0xee, bytes / 2); /* after the last sync: must not survive */
+    MPIX_Win_free(&win);
+
+    unsigned char *on_file = malloc(bytes);
+    win = allocate(path, bytes, NULL, NULL, &base, &rc);
+    CHECK(rc == MPI_SUCCESS, "%s: reallocate: %s", name, mpix_test_error_string(rc));
+    CHECK(memcmp(base, expected, bytes) == 0, "%s: the restart did not give back generation %d", name, generations);
+    info_value(win, "mpix_storage_generation", value);
+    CHECK(atoi(value) == generations, "%s: restarted at generation %s, want %d", name, value, generations);
+    /* A normal free brings the file itself up to date and removes the log. */
+    base[0] ^= 1;
+    expected[0] ^= 1;
+    MPIX_Win_free(&win);
+    char log_path[600];
+    snprintf(log_path, sizeof log_path, "%s.mpix-log.0", path);
+    CHECK(!mpix_test_file_exists(log_path), "%s: free left the log %s", name, log_path);
+    CHECK(mpix_test_read_file(path, 0, on_file, bytes) == 0 && memcmp(on_file, expected, bytes) == 0,
+          "%s: after free the file does not hold the window", name);
+    free(on_file);
+    free(expected);
+}
+
+static int sparse(int g) { (void)g; return 13; }                 /* ~8% of the pages */
+static int dense(int g) { (void)g; return 1; }                   /* every page: image switches */
+static int mixed(int g) { return g % 4 == 0 ? 1 : (g % 3 ? 29 : 5); }
+
+/* Remote ranks' puts are changes like any other. */
+static void rma_case(void)
+{
+    char path[512];
+    unsigned char *base;
+    long long bytes = PAGES * page;
+    int rc, right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
+    snprintf(path, sizeof path, "%s/rma-%d", dir, rank);
+    MPI_Win win = allocate(path, bytes, "storage_alloc_discard", "true", &base, &rc);
+    CHECK(rc == MPI_SUCCESS, "rma: allocate: %s", mpix_test_error_string(rc));
+    memset(base, 0, bytes);
+    sync_window(win);
+    unsigned char value[64];
+    memset(value, 40 + rank, sizeof value);
+    MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+    MPI_Put(value, sizeof value, MPI_BYTE, right, 5 * page + 100, sizeof value, MPI_BYTE, win);
+    MPI_Win_unlock(right, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    sync_window(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPIX_Win_free(&win);
+    win = allocate(path, bytes, NULL, NULL, &base, &rc);
+    CHECK(rc == MPI_SUCCESS && base[5 * page + 100] == 40 + left && base[5 * page + 163] == 40 + left &&
+              base[5 * page + 99] == 0,
+          "rma: the put from rank %d did not come back after restart", left);
+    MPIX_Win_free(&win);
+}
+
+static int error_kind_is(int rc, int kind)
+{
+    int kind_class, error_class;
+    MPIX_Query_error_class(kind, &kind_class);
+    MPI_Error_class(rc, &error_class);
+    return rc != MPI_SUCCESS && error_class == kind_class;
+}
+
+static long long size_of(const char *path)
+{
+    struct stat status;
+    return lstat(path, &status) == 0 ? (long long)status.st_size : -1;
+}
+
+static void file_safety(void)
+{
+    char path[512], target[512];
+    unsigned char *base;
+    int rc;
+
+    /* A symbolic link is refused; its target is left as it was. */
+    snprintf(target, sizeof target, "%s/target-%d", dir, rank);
+    snprintf(path, sizeof path, "%s/link-%d", dir, rank);
+    close(open(target, O_CREAT | O_WRONLY, 0600));
+    CHECK(symlink(target, path) == 0, "symlink");
+    MPI_Win win = allocate(path, 1 << 20, NULL, NULL, &base, &rc);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "symbolic link") &&
+              win == MPI_WIN_NULL,
+          "a symbolic link: '%s'", mpix_test_error_string(rc));
+    CHECK(size_of(target) == 0, "the link's target grew to %lld bytes", size_of(target));
+
+    /* Another user's file in a directory anyone may write to (root can plant one). */
+    if (geteuid() == 0) {
+        char open_dir[512];
+        snprintf(open_dir, sizeof open_dir, "%s/sticky", dir);
+        if (rank == 0) {
+            mkdir(open_dir, 01777);
+            chmod(open_dir, 01777);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        snprintf(path, sizeof path, "%s/planted-%d", open_dir, rank);
+        close(open(path, O_CREAT | O_WRONLY, 0666));
+        CHECK(chown(path, 65534, 65534) == 0, "chown");
+        win = allocate(path, 1 << 20, NULL, NULL, &base, &rc);
+        CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "belongs to user"),
+              "another user's file in a world-writable directory: '%s'", mpix_test_error_string(rc));
+        CHECK(size_of(path) == 0, "the planted file grew to %lld bytes", size_of(path));
+    }
+
+    /* A failed allocation gives an existing file back its size: rank 0 fails here. */
+    snprintf(path, sizeof path, "%s/existing-%d", dir, rank);
+    int fd = open(path, O_CREAT | O_WRONLY, 0600);
+    CHECK(write(fd, "0123456789", 10) == 10, "write");
+    close(fd);
+    if (rank == 0 && ranks > 1)
+        snprintf(path, sizeof path, "%s/no-such-dir/x", dir);
+    win = allocate(path, 4 << 20, ranks > 1 ? NULL : "storage_alloc_offset", "-1", &base, &rc);
+    CHECK(rc != MPI_SUCCESS && win == MPI_WIN_NULL, "allocation that fails on rank 0 succeeded");
+    snprintf(path, sizeof path, "%s/existing-%d", dir, rank);
+    CHECK(size_of(path) == 10, "a failed allocation left the existing file at %lld bytes, want 10", size_of(path));
+
+    /* A mode without the owner's write bit can never work: a bad hint at once. */
+    snprintf(path, sizeof path, "%s/readonly-%d", dir, rank);
+    win = allocate(path, 1 << 20, "file_perm", "0444", &base, &rc);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_BAD_HINT) && strstr(mpix_test_error_string(rc), "0444"),
+          "file_perm=0444: '%s'", mpix_test_error_string(rc));
+    CHECK(!mpix_test_file_exists(path), "file_perm=0444 left %s", path);
+
+    /* Two windows on the same bytes: the second is an error naming the file. */
+    snprintf(path, sizeof path, "%s/twice-%d", dir, rank);
+    MPI_Win first = allocate(path, 1 << 20, "storage_alloc_unlink", "true", &base, &rc);
+    CHECK(rc == MPI_SUCCESS, "first window: %s", mpix_test_error_string(rc));
+    unsigned char *second_base;
+    MPI_Win second = allocate(path, 1 << 20, "storage_alloc_unlink", "true", &second_base, &rc);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "in use by another") &&
+              strstr(mpix_test_error_string(rc), path) && second == MPI_WIN_NULL,
+          "second window on %s: '%s'", path, mpix_test_error_string(rc));
+    CHECK(mpix_test_file_exists(path), "the refused second window removed the file of the first");
+    MPIX_Win_free(&first);
+    CHECK(!mpix_test_file_exists(path), "storage_alloc_unlink left %s", path);
+
+    /* NULL outputs: an argument error on every rank, nothing left behind. */
+    snprintf(path, sizeof path, "%s/null-%d", dir, rank);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_type", "storage");
+    MPI_Info_set(info, "storage_alloc_filename", path);
+    MPI_Info_set(info, "storage_alloc_unlink", "true");
+    rc = MPIX_Win_allocate(1 << 20, 1, info, MPI_COMM_WORLD, NULL, &win);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT) && strstr(mpix_test_error_string(rc), "baseptr"),
+          "NULL baseptr: '%s'", mpix_test_error_string(rc));
+    rc = MPIX_Win_allocate(1 << 20, 1, info, MPI_COMM_WORLD, &base, NULL);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT), "NULL win: '%s'", mpix_test_error_string(rc));
+    rc = MPIX_Win_allocate_shared(1 << 20, 1, info, MPI_COMM_WORLD, NULL, &win);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT), "shared, NULL baseptr: '%s'", mpix_test_error_string(rc));
+    MPI_Info_free(&info);
+    CHECK(!mpix_test_file_exists(path), "a NULL output left %s", path);
+}
+
+int main(int argc, char **argv)
+{
+    mpix_test_start(&argc, &argv, &rank, &ranks);
+    page = sysconf(_SC_PAGESIZE);
+    mpix_test_tempdir(MPI_COMM_WORLD, dir, sizeof dir);
+    restart_case("sparse", 30, sparse); /* the area fills about every 12 syncs */
+    restart_case("dense", 5, dense);
+    restart_case("mixed", 23, mixed);
+    restart_case("one", 1, sparse);
+    rma_case();
+    file_safety();
+    mpix_test_remove_tree(MPI_COMM_WORLD, dir);
+    return mpix_test_finish("storage_log");
+}

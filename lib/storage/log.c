@@ -167,76 +167,124 @@ static uint64_t record_checksum(const record_header *header)
     return XXH3_64bits(header, offsetof(record_header, checksum));
 }
 
-static long long record_head_bytes(long long page_count, long long page)
+/* A record: a header page, the pages, then their indices (whole pages). The header goes
+ * last, so the pages can stream out while the rest of the window is still examined. */
+static long long record_bytes_of(long long page_count, long long page)
 {
-    return round_up((long long)sizeof(record_header) + page_count * 8, page);
+    return page + page_count * page + round_up(page_count * 8, page);
 }
 
-/* Append one record of the @count pages listed in log->changed, as generation
- * @generation, and make it durable. */
-static int append_record(mpix_storage_log *log, long long count, long long generation)
+/* Pages examined between two early-writeback steps of a record. */
+#define STREAM_PAGES 2048
+
+typedef struct record_writer {
+    mpix_storage_log *log;
+    long long pages_at;      /* log offset of the record's first page */
+    long long written;       /* bytes of pages written so far */
+    long long room;          /* bytes the area has left for this record */
+    struct iovec iov[64];
+    int pieces;
+    XXH3_state_t *state;
+} record_writer;
+
+static int flush_pieces(record_writer *writer)
 {
-    long long head_bytes = record_head_bytes(count, log->page);
-    char *head = calloc(1, head_bytes);
-    struct iovec *iov = malloc((count + 1) * sizeof *iov);
-    XXH3_state_t *state = XXH3_createState();
-    int rc = MPI_SUCCESS, pieces = 0;
+    long long bytes = 0;
+    for (int i = 0; i < writer->pieces; i++)
+        bytes += (long long)writer->iov[i].iov_len;
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    ssize_t wrote;
+    do
+        wrote = pwritev(writer->log->fd, writer->iov, writer->pieces, (off_t)(writer->pages_at + writer->written));
+    while (wrote < 0 && errno == EINTR);
+    if (wrote != bytes)
+        return wrote < 0 ? io_error("cannot write the log", writer->log->path, errno)
+                         : mpix_error(MPIX_ERRKIND_STORAGE_IO, "short write to the log '%.200s'", writer->log->path);
+    writer->written += bytes;
+    writer->pieces = 0;
+    return MPI_SUCCESS;
+}
 
-    if (!head || !iov || !state) {
-        rc = mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for a log record of %lld pages", count);
-        goto done;
+static int add_page(record_writer *writer, char *page)
+{
+    size_t page_bytes = (size_t)writer->log->page;
+    XXH3_128bits_update(writer->state, page, page_bytes);
+    if (writer->pieces > 0 &&
+        (char *)writer->iov[writer->pieces - 1].iov_base + writer->iov[writer->pieces - 1].iov_len == page) {
+        writer->iov[writer->pieces - 1].iov_len += page_bytes;
+        return MPI_SUCCESS;
     }
-    record_header *header = (record_header *)head;
-    uint64_t *indices = (uint64_t *)(head + sizeof *header);
-    XXH3_128bits_reset(state);
-    for (long long i = 0; i < count; i++)
-        indices[i] = (uint64_t)log->changed[i];
-    XXH3_128bits_update(state, indices, count * 8);
-    iov[pieces++] = (struct iovec){ head, (size_t)head_bytes };
-    for (long long i = 0; i < count; i++) {
-        char *page = log->memory + log->changed[i] * log->page;
-        XXH3_128bits_update(state, page, log->page);
-        if ((char *)iov[pieces - 1].iov_base + iov[pieces - 1].iov_len == page && pieces > 1)
-            iov[pieces - 1].iov_len += log->page;
-        else
-            iov[pieces++] = (struct iovec){ page, (size_t)log->page };
+    if (writer->pieces == (int)(sizeof writer->iov / sizeof writer->iov[0])) {
+        int rc = flush_pieces(writer);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
-    XXH128_hash_t payload = XXH3_128bits_digest(state);
-    memcpy(header->magic, RECORD_MAGIC, 8);
-    header->log_id = log->log_id;
-    header->generation = (uint64_t)generation;
-    header->page_count = (uint64_t)count;
-    header->payload_low = payload.low64;
-    header->payload_high = payload.high64;
-    header->checksum = record_checksum(header);
+    writer->iov[writer->pieces++] = (struct iovec){ page, page_bytes };
+    return MPI_SUCCESS;
+}
 
-    long long at = area_at(log->page, log->pages) + log->area_used, total = 0;
-    for (int first = 0; first < pieces && rc == MPI_SUCCESS;) {
-        int batch = pieces - first < IOV_MAX ? pieces - first : IOV_MAX;
-        long long batch_bytes = 0;
-        for (int i = first; i < first + batch; i++)
-            batch_bytes += (long long)iov[i].iov_len;
-        ssize_t wrote = pwritev(log->fd, iov + first, batch, (off_t)(at + total));
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote != batch_bytes) {
-            rc = wrote < 0 ? io_error("cannot write the log", log->path, errno)
-                           : mpix_error(MPIX_ERRKIND_STORAGE_IO, "short write to the log '%.200s'", log->path);
-            break;
+/* Examine every page and stream the changed ones into a record of @generation at the end
+ * of the area, starting their writeback chunk by chunk so the device works while the rest
+ * is examined. *count receives how many changed. The record is finished and durable when
+ * *recorded is 1; it is not (*recorded 0) when nothing changed, when half the pages or more
+ * changed, or when the area has no room: the caller then writes an image. */
+static int stream_record(mpix_storage_log *log, long long generation, long long *count, int *recorded)
+{
+    record_writer writer = { .log = log };
+    long long at = area_at(log->page, log->pages) + log->area_used;
+    int rc = MPI_SUCCESS, streaming = 1;
+
+    *count = 0;
+    *recorded = 0;
+    writer.pages_at = at + log->page;
+    writer.room = log->area_bytes - log->area_used;
+    writer.state = XXH3_createState();
+    if (!writer.state)
+        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for a log record");
+    XXH3_128bits_reset(writer.state);
+    for (long long first = 0; first < log->pages && rc == MPI_SUCCESS; first += STREAM_PAGES) {
+        long long span = log->pages - first < STREAM_PAGES ? log->pages - first : STREAM_PAGES;
+        long long before = *count, written_before = writer.written;
+        *count += mpix_page_digests_changed(&log->digests, log->memory, first, span, log->changed + before);
+        if (streaming && (2 * *count >= log->pages || record_bytes_of(*count, log->page) > writer.room))
+            streaming = 0;
+        for (long long i = before; i < *count && streaming && rc == MPI_SUCCESS; i++)
+            rc = add_page(&writer, log->memory + log->changed[i] * log->page);
+        if (streaming && rc == MPI_SUCCESS)
+            rc = flush_pieces(&writer);
+        if (streaming && rc == MPI_SUCCESS && writer.written > written_before)
+            sync_file_range(log->fd, (off_t)(writer.pages_at + written_before),
+                            (off_t)(writer.written - written_before), SYNC_FILE_RANGE_WRITE);
+    }
+    if (rc == MPI_SUCCESS && streaming && *count > 0) {
+        long long index_bytes = round_up(*count * 8, log->page);
+        uint64_t *indices = calloc(1, index_bytes);
+        if (!indices)
+            rc = mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for a log record of %lld pages", *count);
+        for (long long i = 0; rc == MPI_SUCCESS && i < *count; i++)
+            indices[i] = (uint64_t)log->changed[i];
+        if (rc == MPI_SUCCESS) {
+            XXH3_128bits_update(writer.state, indices, (size_t)(*count * 8));
+            rc = write_all(log->fd, indices, index_bytes, writer.pages_at + *count * log->page, log->path);
         }
-        total += batch_bytes;
-        first += batch;
+        free(indices);
+        if (rc == MPI_SUCCESS) {
+            XXH128_hash_t payload = XXH3_128bits_digest(writer.state);
+            record_header header = { RECORD_MAGIC, log->log_id, (uint64_t)generation, (uint64_t)*count,
+                                     payload.low64, payload.high64, 0 };
+            header.checksum = record_checksum(&header);
+            rc = write_all(log->fd, &header, sizeof header, at, log->path);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = data_sync(log->fd, log->path);
+        if (rc == MPI_SUCCESS) {
+            log->last_record_bytes = record_bytes_of(*count, log->page);
+            log->area_used += log->last_record_bytes;
+            *recorded = 1;
+        }
     }
-    if (rc == MPI_SUCCESS)
-        rc = data_sync(log->fd, log->path);
-    if (rc == MPI_SUCCESS) {
-        log->area_used += total;
-        log->last_record_bytes = total;
-    }
-done:
-    free(head);
-    free(iov);
-    XXH3_freeState(state);
+    XXH3_freeState(writer.state);
     return rc;
 }
 
@@ -255,19 +303,27 @@ static int read_record(int fd, const slot_header *geometry, long long at, long l
         header->log_id != geometry->log_id || header->generation != (uint64_t)generation ||
         header->page_count == 0 || header->page_count > geometry->pages)
         return 0;
-    long long count = (long long)header->page_count, head_bytes = record_head_bytes(count, page);
-    *record_bytes = head_bytes + count * page;
+    long long count = (long long)header->page_count;
+    *record_bytes = record_bytes_of(count, page);
     if (at + *record_bytes > area_end)
         return 0;
     char *data = malloc(count * 8 + count * page);
-    if (!data || read_all(fd, data, count * 8, area_start + at + (long long)sizeof *header) != 0 ||
-        read_all(fd, data + count * 8, count * page, area_start + at + head_bytes) != 0) {
+    if (!data || read_all(fd, data + count * 8, count * page, area_start + at + page) != 0 ||
+        read_all(fd, data, count * 8, area_start + at + page + count * page) != 0) {
         free(data);
         return 0;
     }
-    XXH128_hash_t digest = XXH3_128bits(data, (size_t)(count * 8 + count * page));
+    XXH3_state_t *state = XXH3_createState();
+    int valid = state != NULL;
+    if (valid) {
+        XXH3_128bits_reset(state);
+        XXH3_128bits_update(state, data + count * 8, (size_t)(count * page));
+        XXH3_128bits_update(state, data, (size_t)(count * 8));
+        XXH128_hash_t digest = XXH3_128bits_digest(state);
+        valid = digest.low64 == header->payload_low && digest.high64 == header->payload_high;
+        XXH3_freeState(state);
+    }
     const uint64_t *indices = (const uint64_t *)data;
-    int valid = digest.low64 == header->payload_low && digest.high64 == header->payload_high;
     for (long long i = 0; i < count && valid; i++)
         valid = indices[i] < geometry->pages;
     if (!valid) {
@@ -532,34 +588,31 @@ static int other_image(const mpix_storage_log *log) { return log->base_slot == 1
 int mpix_storage_log_sync(mpix_storage_log *log)
 {
     long long generation = log->generation + 1, count;
-    int rc = MPI_SUCCESS, image_written = 0;
+    int rc = MPI_SUCCESS, image_written = 0, recorded = 0;
 
-    /* After a dense sync, expect another: copy the image out first, so the digests that
-     * tell what changed are taken while nothing waits for them. */
     if (log->last_dense) {
+        /* After a dense sync, expect another: copy the image out first, and let the device
+         * write it while the digests tell what changed. */
         int slot = other_image(log);
         rc = write_image(log, slot, log->memory);
         if (rc != MPI_SUCCESS)
             return rc;
         image_written = 1;
-        /* The device writes the image while the digests are taken. */
         sync_file_range(log->fd, (off_t)image_at(log->page, log->pages, slot), (off_t)(log->pages * log->page),
                         SYNC_FILE_RANGE_WRITE);
-    }
-    count = mpix_page_digests_changed(&log->digests, log->memory, log->changed);
-    if (count == 0)
-        return MPI_SUCCESS; /* the last generation stands (an image copied ahead is unused) */
-    long long record_bytes = record_head_bytes(count, log->page) + count * log->page;
-    int dense = 2 * count >= log->pages;
-    if (image_written || dense || log->area_used + record_bytes > log->area_bytes) {
-        rc = switch_to(log, other_image(log), generation, image_written);
+        count = mpix_page_digests_changed(&log->digests, log->memory, 0, log->pages, log->changed);
     } else {
-        rc = append_record(log, count, generation);
-        for (long long i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        rc = stream_record(log, generation, &count, &recorded);
+    }
+    if (rc == MPI_SUCCESS && count == 0)
+        return MPI_SUCCESS; /* the last generation stands (an image copied ahead is unused) */
+    if (rc == MPI_SUCCESS && !recorded)
+        rc = switch_to(log, other_image(log), generation, image_written);
+    if (rc == MPI_SUCCESS && recorded)
+        for (long long i = 0; i < count; i++) {
             log->touched_count += !log->touched[log->changed[i]];
             log->touched[log->changed[i]] = 1;
         }
-    }
     if (rc != MPI_SUCCESS) {
         /* The digests already count these pages as written: look at every page again. */
         memset(log->digests.digest, 0, log->pages * sizeof *log->digests.digest);
@@ -567,7 +620,7 @@ int mpix_storage_log_sync(mpix_storage_log *log)
         return rc;
     }
     log->generation = generation;
-    log->last_dense = dense;
+    log->last_dense = 2 * count >= log->pages;
     /* Make room before the next sync needs it, while memory still holds this generation. */
     if (log->base_slot == 0 && log->area_used > 0 && log->area_used + log->last_record_bytes > log->area_bytes)
         rc = compact_into_file(log);

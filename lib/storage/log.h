@@ -11,7 +11,7 @@
  *   [0, 3 page)              headers of slot 0 (the data file's own bytes of the window),
  *                            slot 1 and slot 2 (the images below)
  *   [3 page, + 2 mapping)    the images of slots 1 and 2
- *   [.., + mapping)          records, each one sync: header, page indices, pages
+ *   [.., + mapping)          records, each one sync: header, pages, page indices
  * A slot header says which generation (count of completed syncs) its image holds, with a
  * checksum for the images in the log; the records that follow in the area, with
  * consecutive generations and valid checksums, bring it forward. Recovery takes the

@@ -48,19 +48,20 @@ int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long l
     return MPI_SUCCESS;
 }
 
-long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long *changed)
+long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long first, long long count,
+                                    long long *changed)
 {
-    long long count = 0;
-    for (long long i = 0; i < digests->pages; i++) {
+    long long found = 0;
+    for (long long i = first; i < first + count && i < digests->pages; i++) {
         uint64_t now[2];
         digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
         if (now[0] != digests->digest[i][0] || now[1] != digests->digest[i][1]) {
             digests->digest[i][0] = now[0];
             digests->digest[i][1] = now[1];
-            changed[count++] = i;
+            changed[found++] = i;
         }
     }
-    return count;
+    return found;
 }
 
 void mpix_page_digests_renew(mpix_page_digests *digests, const char *start)

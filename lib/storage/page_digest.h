@@ -20,10 +20,11 @@ typedef struct mpix_page_digests {
 /* Take the first digests of the @pages pages at @start. MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long long pages, long long page_bytes);
 
-/* Compare every page at @start with its last digest: the indices of the pages that
- * changed go to @changed (room for every page), in increasing order, and their digests
- * are renewed. Returns how many changed. */
-long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long *changed);
+/* Compare pages [first, first + count) of the range at @start with their last digests:
+ * the indices of the pages that changed go to @changed, in increasing order, and their
+ * digests are renewed. Returns how many changed. */
+long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long first, long long count,
+                                    long long *changed);
 
 /* Renew the digests of every page (after the range was replaced wholesale). */
 void mpix_page_digests_renew(mpix_page_digests *digests, const char *start);

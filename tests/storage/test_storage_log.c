@@ -114,6 +114,7 @@ static void rma_case(void)
     CHECK(rc == MPI_SUCCESS, "rma: allocate: %s", mpix_test_error_string(rc));
     memset(base, 0, bytes);
     sync_window(win);
+    MPI_Barrier(MPI_COMM_WORLD); /* no put may land before its target has cleared its window */
     unsigned char value[64];
     memset(value, 40 + rank, sizeof value);
     MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);

@@ -29,11 +29,27 @@
  *   first sync and picks at each MPIX_Win_sync from the share of pages that changed
  * - `mpix_storage_huge_percent` / env `MPIX_STORAGE_HUGE_PERCENT`: that share, in
  *   percent, from which `auto` tracks per 2 MiB (default 6)
+ * - `mpix_storage_sync` / env `MPIX_STORAGE_SYNC`: `auto` (default) | `log` | `in_place`:
+ *   `log` keeps the storage part in private memory and saves each sync as one record of
+ *   the changed pages in a redo log beside the file (`<file>.mpix-log.<offset>`, three
+ *   times the storage part); `in_place` maps the file and writes changed pages back.
+ *   `auto` means `log` for a window of one process on a regular file whose storage part
+ *   fits in memory, `in_place` otherwise (shared windows, block devices, out-of-core).
  *
  * @par Consistency
- * RMA and load/store complete in the page cache, as for any window. MPIX_Win_sync()
- * makes the local window's changed pages durable; to keep remote writers out while it
- * runs, hold an exclusive lock on the local rank (MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me)).
+ * RMA and load/store complete in memory, as for any window. MPIX_Win_sync() makes the
+ * local window's changed pages durable; to keep remote writers out while it runs, hold
+ * an exclusive lock on the local rank (MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me)). With the
+ * redo log a crash at any instant (process or node) leaves the last completed sync
+ * recoverable, never a mix of two; the next allocation on the file replays it, and
+ * MPIX_Win_free() writes the last sync into the file and removes the log. Written back
+ * in place, a crash during a sync can leave pages of two syncs.
+ *
+ * @par Files
+ * Existing files are opened without following symbolic links, and a file of another
+ * user in a directory anyone may write to is refused; a window claims its bytes of the
+ * file, so a second window on them is an error naming the file; a failed allocation
+ * gives an existing file back its size.
  *
  * @par Errors
  * Collective calls agree on failure: if any rank cannot open, reserve or map its part,
@@ -181,7 +197,9 @@ int MPIX_Win_free(MPI_Win *win);
  * `storage_alloc_offset` (where this rank's segment starts in the file),
  * `storage_alloc_factor` (the fraction actually in memory, after page rounding or
  * `auto`), `storage_alloc_order`, `storage_alloc_unlink`, `storage_alloc_discard`,
- * `access_style`, `file_perm`, `mpix_storage_tracking`, `mpix_storage_huge_percent`,
+ * `access_style`, `file_perm`, `mpix_storage_sync` (`log` or `in_place`), the
+ * read-only `mpix_storage_generation` (logged windows: syncs the file and its log hold,
+ * counted across restarts), `mpix_storage_tracking`, `mpix_storage_huge_percent`,
  * the read-only `mpix_storage_tracking_bytes` (granularity until the next sync: the page
  * size or 2097152) and `mpix_storage_tracking_probe` (`true` while a sample of the window
  * is tracked by page to measure the share of changed pages), and the striping hints as given (accepted, not applied: they need a

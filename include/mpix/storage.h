@@ -33,8 +33,9 @@
  *   `log` keeps the storage part in private memory and saves each sync as one record of
  *   the changed pages in a redo log beside the file (`<file>.mpix-log.<offset>`, three
  *   times the storage part); `in_place` maps the file and writes changed pages back.
- *   `auto` means `log` for a window of one process on a regular file whose storage part
- *   fits in memory, `in_place` otherwise (shared windows, block devices, out-of-core).
+ *   `auto` means `log` for a pure storage window of one process on a regular file whose
+ *   storage part fits in memory, `in_place` otherwise (shared windows, block devices,
+ *   combined windows and factor=auto: a memory budget means out-of-core).
  *
  * @par Consistency
  * RMA and load/store complete in memory, as for any window. MPIX_Win_sync() makes the

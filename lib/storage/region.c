@@ -40,8 +40,9 @@ long long mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm,
 }
 
 /* Whether this segment's syncs go through a redo log (log.h): windows that fit in memory
- * get consistent checkpoints; out-of-core windows (factor=auto spilled, streaming access,
- * or larger than half the node's available memory) let the kernel write pages back. */
+ * get consistent checkpoints; out-of-core windows let the kernel write pages back: a
+ * memory budget given (a combined window, or factor=auto), streaming access, or a
+ * storage part larger than half the node's available memory. */
 static int choose_log(const mpix_storage_region *region, int shareable, int *log)
 {
     const mpix_storage_config *config = &region->config;
@@ -59,7 +60,8 @@ static int choose_log(const mpix_storage_region *region, int shareable, int *log
         *log = 1;
         return MPI_SUCCESS;
     }
-    *log = possible && !config->factor_auto && !mpix_storage_wants_readahead(config->access_style) &&
+    *log = possible && !config->factor_auto && region->mine.memory_bytes == 0 &&
+           !mpix_storage_wants_readahead(config->access_style) &&
            storage_bytes <= mpix_storage_node_memory(config->node_memory) / 2;
     return MPI_SUCCESS;
 }

@@ -164,7 +164,7 @@ static void file_safety(void)
 
     /* Another user's file in a directory anyone may write to (root can plant one). */
     if (geteuid() == 0) {
-        char open_dir[512];
+        char open_dir[300];
         snprintf(open_dir, sizeof open_dir, "%s/sticky", dir);
         if (rank == 0) {
             mkdir(open_dir, 01777);

@@ -22,12 +22,13 @@ typedef struct window_case {
     char path[512];
 } window_case;
 
-/* Windows of one process go through a redo log unless the run asks for in-place
- * write-back (MPIX_STORAGE_SYNC=in_place); shared windows always write back in place. */
+/* Pure storage windows of one process go through a redo log unless the run asks for
+ * in-place write-back (MPIX_STORAGE_SYNC=in_place); shared and combined windows (a
+ * memory budget: out-of-core) always write back in place. */
 static int logged(int kind)
 {
     const char *mode = getenv("MPIX_STORAGE_SYNC");
-    return kind != SHARED_STORAGE && kind != SHARED_COMBINED && !(mode && strcmp(mode, "in_place") == 0);
+    return (kind == PRIVATE_STORAGE || kind == DYNAMIC_STORAGE) && !(mode && strcmp(mode, "in_place") == 0);
 }
 
 static MPI_Aint at(window_case *w, int target, long long index)

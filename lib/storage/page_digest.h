@@ -11,8 +11,12 @@
 
 #include <stdint.h>
 
+/* Digests one page into out[0..1]. */
+typedef void mpix_page_digest_function(const char *page, long long page_bytes, uint64_t out[2]);
+
 typedef struct mpix_page_digests {
     uint64_t (*digest)[2]; /* per page: the XXH3 128-bit digest at the last look */
+    mpix_page_digest_function *digest_page; /* the build for this processor */
     long long pages;
     long long page_bytes;
 } mpix_page_digests;

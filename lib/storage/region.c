@@ -163,8 +163,10 @@ int mpix_storage_region_destroy(mpix_storage_region *region, int completed)
                      region->config.discard ? "no final flush (storage_alloc_discard) of" : "flushed",
                      region->file.path, region->config.unlink_file ? ", then removed it (storage_alloc_unlink)" : "");
     }
-    /* A failed allocation: whatever a replay brought into the file is durable there. */
-    mpix_storage_log_close(&region->log, 0, 1);
+    /* A failed allocation: whatever a replay brought into the file is durable there, so
+     * the log goes. (A completed window closed its log above.) */
+    if (!completed)
+        mpix_storage_log_close(&region->log, 0, 1);
     if (region->reserved)
         munmap(region->reserved, region->reserved_length);
     region->reserved = NULL;

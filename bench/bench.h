@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench: shared timing, table output and the subcommand registry. A subcommand
  * times each MPIX path and its standard-MPI counterpart in the same run and prints one
  * row per pair, with the ratio baseline/mpix (above 1: mpix is faster). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message buffers for the benchmarks: malloc'd as a program would, or (--hugepages)
  * 2 MiB-aligned and advised to transparent huge pages, as on systems that run with THP
  * "always" or programs that ask for it. Kernel copies (zcopy) pin pages one by one, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench common: what the shared layer costs on top of the MPI call it wraps.
  * Every module reads its hints and finds its per-object state through these paths. */
 #include "bench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench hy: OSU-style latency of the hybrid collectives, 8 B to 1 MiB (per process
  * for allgather, in all for bcast and allreduce), doubles, four ways in one run, samples
  * interleaved:

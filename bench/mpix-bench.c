@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench [--csv] [--quick] [--hugepages] [--reps N] [--warmup N] [SUBCOMMAND...]
  * Without a subcommand: a short (--quick) run of every subcommand. */
 #include "bench.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Render `mpix-bench --csv` output to PNG figures with gnuplot.
 
 Usage: python3 bench/plot.py RESULTS.csv OUTDIR [--prefix NAME]

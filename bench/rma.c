@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench rma: the three experiments of seed 001 (Potluri et al., MPI-3 one-sided
  * semantics) on the installed MPI, rank 0 as origin and rank 1 as passive target:
  *  1. put/get latency (8 B..64 KiB, OSU style: op + flush in one epoch) and bandwidth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench spin: spin-synchronized shared windows against MPI_Barrier, on one node.
  *  - barrier: MPIX_Win_spin_barrier vs MPI_Barrier;
  *  - round: the leader-to-node step of a hybrid collective: the leader stores and posts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench storage: storage windows against memory windows and MPI-IO.
  *  (a) put/get throughput, IMB-RMA style (one operation per passive-target epoch,
  *      rank 0 to rank 1), storage window vs memory windows made by MPI_Win_create (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix-bench zcopy: ping-pong of non-contiguous layouts between ranks 0 and 1 (others
  * wait), both sides with the same datatype, comparing in one run
  *  - MPIX_Send_zcopy/MPIX_Recv_zcopy,

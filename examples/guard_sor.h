@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Red-black SOR on a 2D grid split into row strips (seed 002, §1.2), with the three ways
  * of exchanging the halo rows the paper compares:
  *   - sor_run_exchange with MPI_Sendrecv: blocking, four calls per iteration (up and

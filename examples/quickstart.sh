@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Quick start: installs what is missing (Debian 12), builds mpix with Open MPI, and runs
 # the tour example on 2 ranks. Usage: sh examples/quickstart.sh
 set -e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checkpoint/restart with a storage window: a 1D heat-diffusion loop keeps its state in
  * a window on a file and makes it durable every few steps with MPIX_Win_sync, which
  * writes only the pages that changed. When the program starts and finds a checkpoint

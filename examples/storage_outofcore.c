@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Out-of-core array: each rank's array is 4x larger than the memory it may use. A
  * combined storage window keeps the first quarter in memory and maps the rest onto a
  * file, in one contiguous range, so the code indexes it like any array.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A tour of mpix: every module that exists shows what it does, on any number of ranks.
  * Run with: sh examples/quickstart.sh   (or mpirun -np 2 ./tour) */
 #include <mpix/mpix.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 3D halo exchange with subarray datatypes through MPIX_Send_zcopy / MPIX_Recv_zcopy.
  *
  * The ranks form a ring along z; each owns an n^3 block of doubles with a one-cell halo

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: bench_plot.sh PLOT_SCRIPT OUTDIR LAUNCH_COMMAND...
 # Runs a quick mpix-bench with --csv, renders it with bench/plot.py and checks that
 # PNG files came out.

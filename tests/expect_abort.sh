@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: expect_abort.sh PATTERN COMMAND...
 # Passes when COMMAND exits non-zero and its output contains PATTERN: for jobs that
 # must be aborted by MPI's default error handler with a given message.

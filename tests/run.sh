@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The whole suite: installs what is missing, builds mpix against Open MPI and against
 # MPICH, runs every test of each build one at a time, then the two consumer tests
 # (pkg-config and Meson subproject) per MPI, and ends with one line
@@ -61,7 +62,7 @@ PY
     passed=$((passed + $1))
     failed=$((failed + $2))
     skipped=$((skipped + $3))
-    for way in pkgconfig subproject; do
+    for way in pkgconfig cmake subproject mixed cmake-mixed manuals; do
         sh "$root/tests/consumer/consumers.sh" "$way" "$mpi" "$stage" "$root/build/consumer-$way-$mpi"
         record "consumer-$way/$mpi" $?
     done

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Check that <mpix/guard_inject.h> and libmpix-guard.so (lib/guard/preload.c) guard the
 same MPI calls: every FENCED(name, ...) of the preload library has its
 MPI_<name> macro in the header, and the header defines no other, so compile-time and

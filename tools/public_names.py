@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Print every public identifier (MPIX_*, Wrapper_*) declared in the given headers,
 one per line, so the build can check each against the mpi.h it compiles with."""
 import re

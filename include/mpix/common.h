@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/common.h
  * @brief What every mpix module shares: library version, mpix error classes, hint checking.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/guard.h
  * @brief Guarded transfers: blocking send/receive calls that return at once and overlap

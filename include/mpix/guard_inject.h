@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/guard_inject.h
  * @brief Compile-time injection of guarded transfers into an unchanged MPI program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/hy.h
  * @brief Hybrid MPI+MPI collectives: one shared copy of the data per node, node leaders

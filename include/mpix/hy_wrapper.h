@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/hy_wrapper.h
  * @brief The hybrid collectives behind the `Wrapper_*` interface of the hybrid MPI+MPI

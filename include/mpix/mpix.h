@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/mpix.h
  * @brief Umbrella header: every mpix module plus the version macros.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/spin.h
  * @brief Spin-synchronized shared windows: cheap leader-to-node signalling.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/storage.h
  * @brief MPI storage windows: windows mapped onto files or block devices, alone or
@@ -163,18 +164,23 @@ int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size);
 int MPIX_Win_detach(MPI_Win win, const void *base);
 
 /**
- * @brief MPI_Win_sync, then every changed storage page of the local window durably on
- *        its device (msync MS_SYNC).
+ * @brief MPI_Win_sync, then every changed storage page of the local window made
+ *        durable on its device.
  *
  * Local. Covers the local segment of a storage or shared storage window and every
  * storage region attached with MPIX_Win_attach. On a memory window it is MPI_Win_sync.
+ * With `mpix_storage_sync=log` the changed pages are appended to the window's redo log
+ * as one record, made durable with one fdatasync: after a crash at any instant the next
+ * allocation on the file finds the state of the last completed call, never a mix of two.
+ * Written back in place (`in_place`), the changed pages are written into the file and
+ * synced (msync MS_SYNC).
  * @param win any window
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
- *      window size (the kernel tracks dirty pages of shared file mappings), in units of
- *      the tracking granularity: 4 KiB, or 2 MiB while `mpix_storage_tracking=auto` sees
- *      dense changes (then about the cost of writing the whole window once). A
- *      granularity switch also drops and re-reads the cached pages (docs/storage.md).
+ *      window size, in units of the tracking granularity (4 KiB, or 2 MiB while
+ *      `mpix_storage_tracking=auto` sees dense changes). The log is written sequentially;
+ *      when more than half the window changed, or the log's record area is full, the
+ *      whole window is written once instead, as a new base image.
  */
 int MPIX_Win_sync(MPI_Win win);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file mpix/zcopy.h
  * @brief Zero-copy derived-datatype send: the receiver copies straight from the

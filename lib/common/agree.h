@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective calls agree on failure (SPEC): one rank that cannot proceed makes every
  * rank return an error instead of leaving the others waiting in a later step. */
 #ifndef MPIX_COMMON_AGREE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Symbols of the public API are the only ones the shared library exports; everything
  * else is built with -fvisibility=hidden and named with the lowercase mpix_ prefix. */
 #ifndef MPIX_COMMON_API_H

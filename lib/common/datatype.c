@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "datatype.h"
 
 int mpix_type_is_named(MPI_Datatype type)

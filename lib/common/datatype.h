@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Facts about datatypes that more than one module needs. */
 #ifndef MPIX_COMMON_DATATYPE_H
 #define MPIX_COMMON_DATATYPE_H

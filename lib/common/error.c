@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "api.h"
 #include "error.h"
 #include "self_state.h"

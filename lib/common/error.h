@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpix error codes: one MPI error class per MPIX_Error_kind, messages that carry the
  * offending value, and the calls that raise a code on the right object's handler. */
 #ifndef MPIX_COMMON_ERROR_H

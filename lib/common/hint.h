@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Typed, validating lookup of mpix hints. Every key mpix understands is described once,
  * in hint_table.c; a lookup reads the MPI_Info key, else the hint's environment
  * variable, and a malformed value becomes an MPIX_ERRKIND_BAD_HINT code that names the

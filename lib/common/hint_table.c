@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every hint mpix understands, in one place: docs/common.md and each module's page list
  * the same keys. The table fixes syntax only; what a value does is the module's. */
 #include "hint.h"

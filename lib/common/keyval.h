@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Attribute keyvals for state that mpix hangs on user objects (communicators, windows,
  * datatypes): created on first use, freed at MPI_Finalize. Freeing the object runs the
  * delete callback, so state can never outlive its handle or be found through a reused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory placement through libnuma; a no-op reporting 0 where libnuma is missing. */
 #ifndef MPIX_COMMON_NUMA_H
 #define MPIX_COMMON_NUMA_H

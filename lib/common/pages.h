@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Page sizes the library plans around. */
 #ifndef MPIX_COMMON_PAGES_H
 #define MPIX_COMMON_PAGES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pause a polling loop takes between looks at a word another core writes: it saves
  * power and, on SMT cores, the sibling's issue slots. */
 #ifndef MPIX_COMMON_RELAX_H

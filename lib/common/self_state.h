@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-process state that must live exactly as long as MPI: it hangs on MPI_COMM_SELF,
  * whose attributes MPI_Finalize deletes first (MPI-3.1 §8.7.1), so it is freed while
  * MPI still works and nothing survives into a later use of the same address space. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "topo.h"
 #include "mpix_config.h"
 #include "self_state.h"

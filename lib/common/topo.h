@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where the calling process runs, through hwloc. Without hwloc the indices are -1 and
  * the counts come from the OS (one NUMA node, one package assumed unknown: 0). */
 #ifndef MPIX_COMMON_TOPO_H

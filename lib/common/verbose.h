@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_VERBOSE=1 (or info key mpix_verbose=true) prints, once per object, which path a
  * module chose and why. */
 #ifndef MPIX_COMMON_VERBOSE_H

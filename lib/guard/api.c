@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public guard calls. Each runs with state->depth raised, so that a fault MPI takes
  * meanwhile is let through (fault.c) and settled before the call returns. */
 #include "guard.h"

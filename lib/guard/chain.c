@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chains: guarded calls made one after another with no touch of guarded memory between
  * them. A chain seen twice in a row with the same calls (same buffers, counts, types,
  * peers, tags and communicator, in the same order) is learned; from then on its last

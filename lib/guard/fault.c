@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The SIGSEGV handler: a touch of a page a guarded transfer keeps protected waits for the
  * transfers that need it (the whole chain, with chains on), then the access runs again.
  * Any other fault goes to the handler installed before ours, so real crashes still die

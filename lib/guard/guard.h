@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* guard internals: the transfers in flight, the pages they keep protected, the fault
  * handler that waits for them, and the per-process state that holds it all. */
 #ifndef MPIX_GUARD_INTERNAL_H

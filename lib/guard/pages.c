@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Page protection as a function of the transfers in flight: a page is inaccessible while
  * a receive covers it (its bytes are not there yet), read-only while an in-place send
  * covers it (MPI still reads it), read-write otherwise. Nothing else is remembered, so

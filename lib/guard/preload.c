@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libmpix-guard.so: guarded transfers for unchanged programs, through the MPI profiling
  * interface. LD_PRELOAD puts these definitions in front of MPI's: MPI_Send, MPI_Recv and
  * MPI_Sendrecv become the guarded calls, and every other call that may read or write a

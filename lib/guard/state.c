@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The per-process guard state: knobs, the fault handler's lifetime, and the mmap'd
  * records and shadow buffers. It hangs on MPI_COMM_SELF, whose attributes MPI_Finalize
  * deletes first, so finalizing completes every guarded transfer while MPI still works. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Starting guarded transfers, ordering the ones whose memory overlaps as the blocking
  * program would, and retiring them: receives unpacked into the user's buffer, pages
  * given back. Every wait here is for a transfer an earlier call started, which the

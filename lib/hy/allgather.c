@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hybrid allgather: processes write their slot of the node's result, leaders exchange
  * node blocks over the bridge, then release their node. */
 #include "hy.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hybrid allreduce: inputs in node-rank slots, each process of the node reduces a slice
  * of the vector over all slots, leaders combine nodes over the bridge, then release
  * their node. */

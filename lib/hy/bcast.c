@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hybrid broadcast. On every node one process writes the node's buffer in a call: the
  * root on its node, the leader (receiving over the bridge) on the others. The writer
  * first collects every arrival (nobody still reads the last data), writes, and signals;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_Hy_comm_create: the two-level split, by node, NUMA domain, package or virtual
  * nodes of k consecutive world ranks, and the rank tables every collective uses. */
 #include "hy.h"

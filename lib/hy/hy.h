@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* State of a hybrid communicator and of one hybrid collective. */
 #ifndef MPIX_HY_STATE_H
 #define MPIX_HY_STATE_H

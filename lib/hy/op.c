@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every hybrid collective shares: its window (the node's shared buffer, with the
  * spin control block of MPIX_Win_allocate_shared), its state, element copies, free. */
 #include "hy.h"

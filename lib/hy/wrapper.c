@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The paper-compatible Wrapper_* functions, on the hybrid communicator and the spin
  * pieces (spin/control.h). The paper's struct comm_package is fixed, so what the layer
  * needs besides it (the hybrid communicator, a small shared window to synchronize on,

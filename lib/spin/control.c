@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "control.h"
 #include "common/agree.h"
 #include "common/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The spin control block of a shared window: created with the window, hung on it. */
 #ifndef MPIX_SPIN_CONTROL_H
 #define MPIX_SPIN_CONTROL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Post / wait / barrier and the collective pieces (arrive, collect, signal) on the
  * control block. Waiting polls, then yields, then sleeps on a futex; a sleeper count
  * lets the common case (nobody asleep) skip the wake syscall. Each Dekker pair (waker:

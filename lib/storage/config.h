@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The storage hints of one allocation, parsed and checked once. */
 #ifndef MPIX_STORAGE_CONFIG_H
 #define MPIX_STORAGE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Storage for dynamic windows: MPIX_Alloc_mem maps storage outside any window, so its
  * allocations are kept per process (on MPI_COMM_SELF, released at MPI_Finalize);
  * MPIX_Win_attach records on the window which of them it exposes, for MPIX_Win_sync. */

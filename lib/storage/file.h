@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The file or block device behind a storage window. */
 #ifndef MPIX_STORAGE_FILE_H
 #define MPIX_STORAGE_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "window.h"
 #include "common/api.h"
 #include "common/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "log.h"
 #include "common/error.h"
 #include "common/verbose.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Consistent checkpoints of a storage window that fits in memory: a redo log.
  *
  * The window's storage part is private memory; the file changes only when a sync has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "node_memory.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* factor=auto: how much of a window stays in memory. */
 #ifndef MPIX_STORAGE_NODE_MEMORY_H
 #define MPIX_STORAGE_NODE_MEMORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "page_digest.h"
 #include "mpix_config.h"
 

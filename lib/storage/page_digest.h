@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which pages of a range changed since the last look, found by comparing a 128-bit
  * digest of every page with the one taken last time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The page digest built for AVX2 (this file alone is compiled with -mavx2); page_digest.c
  * calls it where the processor has AVX2. xxHash's inline build picks its vector code at
  * compile time, so the two builds are two files. */

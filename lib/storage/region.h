@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A mapped range that mpix owns: the segments of one window (one for a private window,
  * one per process for a shared window) or one MPIX_Alloc_mem allocation, with the file
  * behind this process's segment. */

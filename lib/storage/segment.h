@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One rank's piece of a storage window: a memory part and a storage part mapped side by
  * side at fixed addresses. The descriptor is plain data so that node peers can map the
  * same segment into their own address space (shared windows). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How finely the kernel tracks what changed in this process's storage mapping, chosen at
  * each MPIX_Win_sync from what changed since the last one.
  *

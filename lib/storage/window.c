@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "window.h"
 #include "node_memory.h"
 #include "common/agree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What mpix keeps on a storage window (an attribute), and the steps every collective
  * storage allocation shares. */
 #ifndef MPIX_STORAGE_WINDOW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Folding reused message buffers into transparent huge pages.
  *
  * Why: a cross-memory copy pins every page it touches, and on 4 KiB pages the pinning,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zcopy state of a communicator, hung on it as an attribute: the knobs read when it was
  * first used, peer ranks in MPI_COMM_WORLD (the directory's index), the layouts received
  * from peers by (peer, id), the layouts of collectively committed types by global id,

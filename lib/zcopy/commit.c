@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_Type_commit_comm / MPIX_Type_free_comm: one layout id agreed by every process of a
  * communicator (seed 004's collective datatype creation), so that no process ever reads
  * a peer's layout for this type: the peer's layout is its own. */

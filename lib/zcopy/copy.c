@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The single copy of a zero-copy message: from the sender's layout, in the sender's
  * address space, into the receiver's layout. The receiver reads; for a large message the
  * sender writes a tail part meanwhile, so two cores share the one copy. The kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flattening a datatype into (offset, length) blocks by decoding its constructors with
  * MPI_Type_get_envelope/MPI_Type_get_contents. Each constructor's child is flattened
  * once and then replicated, so the cost is proportional to the resulting block count,

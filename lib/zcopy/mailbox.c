@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mailboxes: the hand-shake of a zero-copy message (the receiver's "done", its request
  * that the sender copy a part, the sender's answer) in memory both processes map, so
  * that it costs loads and stores instead of a process_vm_writev per word (about 2 us

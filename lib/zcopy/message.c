@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one MPI message of a zcopy call, header and data together: one message per call
  * on the caller's communicator and tag, so that no other receive (another thread's
  * wildcard receive included) can take the data apart from its header. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which way a large message to an attachable peer goes: zero-copy or MPI with the
  * datatype. Forced by MPIX_ZCOPY_METHOD; MPI for a layout the cost model finds too
  * fragmented for kernel copies; otherwise learnt per memoized layout from the sender's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The other side's layout of a message, by the cheapest name both processes know it
  * under: a few blocks travel inline, a collectively committed type has a global id, a
  * memoized layout an id remembered per peer; only a layout never seen before is read

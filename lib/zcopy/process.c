@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* This process's side of cross-memory attach: who it is (a node key that only processes
  * able to name it by pid share), the directory its peers write into once they have
  * proved they can attach to it, and the counter of layout ids. It lives on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_Recv_zcopy: match the sender's one message with MPI's own matching (so wildcards
  * and ordering are MPI's) and receive it as a header followed by the caller's buffer and
  * datatype: data sent inline lands in place, and a zero-copy header says where to read

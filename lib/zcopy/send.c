@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_Send_zcopy: choose the path for this message and peer, send the one MPI message
  * that carries the user's envelope, and for a zero-copy message wait until the receiver
  * has read the data. */

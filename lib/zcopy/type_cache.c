@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The memoized layouts of a datatype, hung on it as an attribute: its element layout,
  * the expansion for the last count used (with an id unique in this process), and the
  * id MPIX_Type_commit_comm agreed on. MPI_Type_free deletes the attribute, so a handle

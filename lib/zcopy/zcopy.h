@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zcopy internals: flattened layouts, their caches on datatypes and communicators, the
  * per-process peer directory, the wire header, and the cross-memory copy engine. */
 #ifndef MPIX_ZCOPY_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal harness for MPI tests: CHECK records a failure with the rank and location and
  * goes on; mpix_test_finish() sums failures over MPI_COMM_WORLD, finalizes, and gives
  * the exit status (0 only if every rank passed). */

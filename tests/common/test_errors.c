@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hint validation through a public call: every hint type, good and bad values, info
  * and environment origins, the error class and the text naming key and value, the
  * user's error handler being called, and the pool of codes wrapping around. */

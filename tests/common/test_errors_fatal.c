@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* With the default handler (MPI_ERRORS_ARE_FATAL) a bad hint aborts the job, exactly as
  * an MPI error would: registered as a test that must fail. Rank 0 only makes the bad
  * call; reaching the end means the handler was not called. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/common helpers that modules stand on: failure agreement across ranks, keyvals
  * whose state dies with the object (handle reuse included), hwloc locality, libnuma
  * placement, verbose output, typed hint shorthands. */

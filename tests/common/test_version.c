@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPIX_Get_library_version before, during and after MPI, and the version macros. */
 #include <mpix/mpix.h>
 #include "mpix_test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program written outside mpix: it only knows <mpix/mpix.h> and what pkg-config (or
  * Meson's dependency('mpix')) tells it. Built and run by tests/consumer/consumers.sh. */
 #include <mpix/mpix.h>

@@ -1,8 +1,17 @@
 #!/bin/sh
-# Builds and runs tests/consumer/consumer.c the two ways an outside project takes mpix:
-#   pkgconfig  - plain cc with `pkg-config --cflags --libs mpix` against an installed copy
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds and runs tests/consumer/consumer.c the ways an outside project takes mpix, from
+# the installed tree and with no environment variables (no PKG_CONFIG_PATH, no
+# LD_LIBRARY_PATH):
+#   pkgconfig  - plain cc with `pkg-config --cflags --libs mpix`
+#   cmake      - find_package(mpix) and target mpix::mpix, beside find_package(MPI)
 #   subproject - a Meson project with mpix copied into its subprojects/ folder
-# Usage: consumers.sh pkgconfig|subproject MPI STAGE_PREFIX WORKDIR
+#   mixed      - a program built with the other MPI's mpicc and linked with this mpix:
+#                it must stop at load with a message naming both MPIs, not crash
+#   cmake-mixed - find_package(MPI) found the other MPI: find_package(mpix) must refuse
+#   manuals    - `man 3 MPIX_Win_sync` from the prefix, one page per public function,
+#                and the HTML reference under share/doc/mpix
+# Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
 way=$1 mpi=$2 stage=$3 work=$4
@@ -10,19 +19,25 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 consumer=$root/tests/consumer
 
 case $mpi in
-openmpi) launcher="mpirun.openmpi --oversubscribe" ;;
-mpich) launcher="mpirun.mpich" ;;
+openmpi) launcher="mpirun.openmpi --oversubscribe" other=mpich ;;
+mpich) launcher="mpirun.mpich" other=openmpi ;;
 *) echo "consumers.sh: unknown MPI '$mpi'" >&2; exit 2 ;;
 esac
+unset PKG_CONFIG_PATH LD_LIBRARY_PATH CMAKE_PREFIX_PATH
 
 rm -rf "$work" && mkdir -p "$work" || exit 1
 case $way in
 pkgconfig)
-    export PKG_CONFIG_PATH="$stage/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-    echo "pkg-config --cflags --libs mpix: $(pkg-config --cflags --libs mpix)"
-    # The rpath stands in for installing into a system prefix.
-    cc -std=c11 -o "$work/consumer" "$consumer/consumer.c" $(pkg-config --cflags --libs mpix) \
-        -Wl,-rpath,"$(pkg-config --variable=libdir mpix)" || exit 1
+    flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags --libs mpix) || exit 1
+    echo "pkg-config --cflags --libs mpix: $flags"
+    cc -std=c11 -o "$work/consumer" "$consumer/consumer.c" $flags || exit 1
+    program=$work/consumer
+    ;;
+cmake)
+    cmake -S "$consumer" -B "$work" -DCMAKE_PREFIX_PATH="$stage" -DCONSUMER_FIND_MPI=ON \
+        -DMPI_C_COMPILER="mpicc.$mpi" >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
+    grep "mpix .* for $mpi" "$work/cmake.log"
+    cmake --build "$work" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
     program=$work/consumer
     ;;
 subproject)
@@ -34,6 +49,40 @@ subproject)
         { cat "$work/setup.log"; exit 1; }
     ninja -C "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
     program=$work/build/consumer
+    ;;
+mixed)
+    "mpicc.$other" -o "$work/consumer" "$consumer/consumer.c" -I"$stage/include" -L"$stage/lib" -lmpix \
+        -Wl,-rpath,"$stage/lib" || exit 1
+    case $other in
+    openmpi) other_launcher="mpirun.openmpi --oversubscribe" ;;
+    mpich) other_launcher="mpirun.mpich" ;;
+    esac
+    output=$($other_launcher -np 1 "$work/consumer" 2>&1)
+    status=$?
+    printf '%s\n' "$output" | head -3
+    # 127 is the library's exit status for a foreign MPI; a crash would be 139 or 134.
+    printf '%s' "$output" | grep -q "^mpix: this libmpix was built for .*, but the program runs with" &&
+        ! printf '%s' "$output" | grep -q "^consumer:" && [ "$status" -ne 0 ]
+    exit $?
+    ;;
+cmake-mixed)
+    cmake -S "$consumer" -B "$work" -DCMAKE_PREFIX_PATH="$stage" -DCONSUMER_FIND_MPI=ON \
+        -DMPI_C_COMPILER="mpicc.$other" >"$work/cmake.log" 2>&1
+    status=$?
+    grep -A2 "was built for" "$work/cmake.log"
+    # CMake wraps the message: join its lines before matching.
+    [ "$status" -ne 0 ] && tr -s '\n ' '  ' <"$work/cmake.log" | grep -q "was built for $mpi, but find_package(MPI) found $other"
+    exit $?
+    ;;
+manuals)
+    man -M "$stage/share/man" 3 MPIX_Win_sync 2>/dev/null | col -b >"$work/page.txt"
+    head -12 "$work/page.txt"
+    grep -q "int MPIX_Win_sync(MPI_Win win);" "$work/page.txt" || exit 1
+    for name in $(python3 "$root/tools/public_names.py" "$stage"/include/mpix/*.h | grep -v "^MPIX_ERRKIND\|^MPIX_MAX\|^MPIX_Error_kind\|^MPIX_VERSION"); do
+        [ -f "$stage/share/man/man3/$name.3" ] || { echo "no manual page for $name"; exit 1; }
+    done
+    grep -q "mpix" "$stage/share/doc/mpix/api/html/index.html" || { echo "no HTML reference installed"; exit 1; }
+    exit 0
     ;;
 *) echo "consumers.sh: unknown way '$way'" >&2; exit 2 ;;
 esac

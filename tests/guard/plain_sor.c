@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An MPI program that knows nothing of mpix: the blocking SOR, then its grid hashed and
  * gathered, and a ring of MPI_Send/MPI_Recv with a status. Built twice (plain, and with
  * `-include mpix/guard_inject.h`) and run plain, injected and under LD_PRELOAD of

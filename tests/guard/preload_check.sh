@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: preload_check.sh VENDOR GUARD_LIBRARY PLAIN INJECTED MPIRUN [ARGS...] -np N
 # Runs PLAIN (an MPI program without mpix) as it is and under LD_PRELOAD=GUARD_LIBRARY,
 # and INJECTED (the same source built with -include mpix/guard_inject.h). All three must

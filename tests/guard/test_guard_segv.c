@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A real crash in a guarded program still dies with SIGSEGV: guarded transfers in flight
  * (the fault handler installed, and taken once), then a store through a null pointer,
  * which guard must hand to the handler installed before it (MPI's, or the default). */

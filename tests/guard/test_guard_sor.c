@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Guarded SOR gives the blocking program's grid bit for bit, and so does the hand-written
  * overlap; for halo rows that share pages with the rows sent (narrow grids: several rows
  * a page), that fill whole pages, and that straddle them. MPIX_TEST_GUARD_EXPECT=guarded

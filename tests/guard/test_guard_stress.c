@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Randomized stress: one program of a few hundred rounds (ring Sendrecv with random
  * shifts, pairwise Send/Recv, gathers with MPI_ANY_SOURCE, a wildcard receive whose
  * status says where the data goes, zero counts, a strided datatype), with buffers at

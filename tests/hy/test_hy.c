@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hybrid collectives against MPI, bit for bit: allgather, bcast from every root,
  * allreduce for every predefined (op, datatype) pair MPI defines plus user operations,
  * on MPI_COMM_WORLD and on reversed and interleaved communicators (non-block placement

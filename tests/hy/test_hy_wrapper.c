@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The three hybrid micro-benchmarks written against mpix/hy_wrapper.h in C (void
  * pointers where C++ programs use the templates); results compared with
  * MPI_Allgather/MPI_Bcast/MPI_Allreduce, the region layout checked against the header's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // A C++ program in the style of the hybrid MPI+MPI benchmarks: typed pointers, the
 // Wrapper_* templates with explicit element types, both spellings the benchmarks use
 // (Wrapper_Hy_bcast / Wrapper_Hy_Bcast, Wrapper_Param_Free), no casts beyond the

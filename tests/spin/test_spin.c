@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Spin-synchronized shared windows: 1000 back-to-back post/wait rounds with data checked
  * after each wait (release/acquire, no lost wake-up), posts running ahead of waits,
  * barriers that order everyone's stores, memory and storage shared windows, and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: crash.sh TRIALS LAUNCH_COMMAND...  (e.g. crash.sh 6 mpirun -np 2 ./test_storage_crash)
 # Each trial starts "loop" on one directory, kills every rank with SIGKILL at a random
 # instant, and runs "check": the window must hold exactly one completed generation.

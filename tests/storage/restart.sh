@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: restart.sh LAUNCH_COMMAND...  (e.g. mpirun -np 2 ./test_storage_restart)
 # Runs the job twice on one fresh directory: "write" syncs its windows and then every
 # rank dies by SIGKILL; "check" allocates the same windows and must find the data.

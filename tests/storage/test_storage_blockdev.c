@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Windows on a block device (argv[1], a 1 MiB loop device from with_loopdev.sh): ranks
  * naming the same device and offset get consecutive slots, synced data is on the
  * device, a device too small is an error naming its size, and unlink never removes it. */

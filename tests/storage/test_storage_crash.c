@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Crash consistency of logged storage windows, driven by crash.sh.
  *   loop DIR:  resume from what the window recovers, then rewrite and sync generation
  *              after generation (sparse, dense and mixed changes) until killed; after each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A full disk is an error at allocation, on every rank, never a SIGBUS later: argv[1]
  * is a 1 MiB tmpfs (with_tmpfs.sh). */
 #include <mpix/mpix.h>

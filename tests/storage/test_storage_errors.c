@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every error case of a storage allocation: the last rank has the problem, every rank
  * must return an error of the right class, the bad rank's text names the offending
  * value, no file that the call created is left, and no mapping leaks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* With the default error handler a storage allocation that fails aborts the job with
  * mpix's message, as MPI_Win_allocate would with MPI's. */
 #include <mpix/mpix.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every storage hint, observed through the file itself: where each byte of the window
  * lands (offset, shared files, factor, order, auto), the file's mode, unlink, discard
  * and plain memory windows staying on MPI_Win_allocate. */

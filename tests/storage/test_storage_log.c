@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Windows saved through a redo log: what a restart gets back (a window freed with
  * storage_alloc_discard=true leaves its file and log as a crash would), across sparse
  * records, the area filling up, dense syncs that write a whole image, and RMA stores;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Durability across process death: "write" fills storage windows (a private one, and a
  * shared combined one whose segments share one file), syncs, and every rank kills
  * itself with SIGKILL; "check", a new job, allocates the same windows on the same files

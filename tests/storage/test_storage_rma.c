@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every MPI-3 RMA call from remote ranks into storage windows (pure storage, combined
  * memory+storage both orders, shared storage, dynamic storage), then MPIX_Win_sync on
  * each target and a read of its file: what RMA wrote on the storage part is durable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dirty-tracking granularity of storage windows (docs/storage.md, "Costs"): auto starts
  * with 2 MiB tracking and probes the first interval, moves back to 2 MiB after two dense
  * intervals, probes a sample by page after 4 then 8 syncs, returns to page tracking when

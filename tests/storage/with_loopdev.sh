@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: with_loopdev.sh SIZE COMMAND...
 # Runs COMMAND DEVICE where DEVICE is a fresh loop block device of SIZE bytes over a
 # temporary image. Needs root (losetup); exits 77 (skipped) without it.

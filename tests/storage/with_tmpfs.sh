@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Usage: with_tmpfs.sh SIZE COMMAND...
 # Runs COMMAND DIR where DIR is a fresh tmpfs of SIZE (e.g. 1m), so a test can fill a
 # real file system. Needs root (mount); exits 77 (skipped) without it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reused message buffers folded into huge pages (collapse.c). Rank 0 sends the same
  * 2 MiB-aligned buffer three times as a vector of 32 KiB blocks whose extent holds three
  * whole 2 MiB units; rank 1 receives into one buffer of its own. The first send only

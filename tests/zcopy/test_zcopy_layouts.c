@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every MPI-3 combiner, nested types and counts 0/1/few/many: what MPIX_Recv_zcopy puts
  * in memory (gaps included) and reports in its status must be what MPI_Recv does for the
  * same MPI_Send. Pairs of ranks (0,1), (2,3), ... exchange in both directions; an odd

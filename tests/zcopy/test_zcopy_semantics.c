@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_Recv semantics of the zcopy calls: wildcards and status, truncation on every path,
  * message order per (source, tag), interleaved tags, MPI_PROC_NULL, errors that name
  * the value, memoization (a repeated send reads no layout), a freed type whose handle is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Several threads receiving on one communicator with MPI_ANY_SOURCE and MPI_ANY_TAG
  * (MPI_THREAD_MULTIPLE) while rank 0 sends small and large messages on mixed tags: each
  * message must reach exactly one receive whole, with its status, whatever path it takes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Zero-copy sends in flight at once from several threads (MPI_THREAD_MULTIPLE), each on
  * its own communicator as mpix/zcopy.h allows. Rank 0's threads send a 1 MiB vector
  * layout each; rank 1 probes every header before it receives any message, so all the

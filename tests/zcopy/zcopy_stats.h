@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The path statistics of a communicator (lib/zcopy's internal counters), for tests that
  * assert which path a message took, not only its bytes. */
 #ifndef MPIX_TEST_ZCOPY_STATS_H

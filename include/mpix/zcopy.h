@@ -46,16 +46,8 @@
  *   `ptrace_scope=1`, let any process of this user read this process's memory
  *   (`prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY)`). A security trade-off: opt in only
  *   where the node is trusted. Without it such kernels get the MPI path.
- * - `MPIX_ZCOPY_NODE_RANKS` (default 0): k > 0 treats blocks of k consecutive world ranks
- *   as separate nodes, so the other-node fallback can be exercised on one machine.
- * - `MPIX_ZCOPY_ATTACH` (`probe`|`refuse`|`refuse_push`, default probe): refuse answers
- *   every attach probe as a kernel that forbids cross-memory attach would (the refused
- *   fallback); refuse_push fails the sender's part of a split copy as a kernel that
- *   allows the attach one way only would (the receiver then copies it).
  * - `MPIX_ZCOPY_SPLIT_BYTES` (default 65536): zero-copy messages of at least this size
  *   are copied by both sides, each a part sized by a cost model; 0 never splits.
- * - `MPIX_ZCOPY_SLOTS` (1..64, default 64): zero-copy sends one process may have in
- *   flight at once (threads); a send that finds every slot taken goes through MPI.
  * - `MPIX_ZCOPY_COLLAPSE` (`on`|`off`, default on): a buffer that a zero-copy send or
  *   receive meets a second time has the aligned 2 MiB units wholly inside the message's
  *   extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux 6.1; the
@@ -64,7 +56,10 @@
  *   16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left alone; older
  *   kernels, and a kernel with no huge page free at the time, just keep their pages
  *   (folding is best effort and never an error).
- * - `MPIX_VERBOSE=1`: print the path chosen for each peer once, and why.
+ * - `MPIX_VERBOSE=1`: print the settings in force, and the path chosen for each peer
+ *   once, and why.
+ * `mpix-settings` lists these with their defaults, and the settings that tests use
+ *   to force each fallback.
  *
  * @par Thread safety
  * Under MPI_THREAD_MULTIPLE calls may run concurrently, on different communicators or

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "hint.h"
 #include "error.h"
+#include "verbose.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,7 @@ static int keyword_index(const char *keywords, const char *word, size_t length)
     return -1;
 }
 
-static void describe_expected(const mpix_hint_spec *spec, char *text, size_t size)
+void mpix_hint_describe(const mpix_hint_spec *spec, char *text, size_t size)
 {
     const char *keywords = spec->keywords ? spec->keywords : "";
     const char *or_keywords = spec->keywords ? " or " : "";
@@ -44,7 +45,7 @@ static void describe_expected(const mpix_hint_spec *spec, char *text, size_t siz
 static int bad_value(const mpix_hint_spec *spec, const mpix_hint_value *value)
 {
     char expected[256];
-    describe_expected(spec, expected, sizeof expected);
+    mpix_hint_describe(spec, expected, sizeof expected);
     return mpix_error(MPIX_ERRKIND_BAD_HINT, "invalid value '%.64s' for hint '%s' (%s): expected %s",
                       value->text, spec->key, value->origin, expected);
 }
@@ -111,6 +112,14 @@ static int parse(const mpix_hint_spec *spec, mpix_hint_value *value)
     return 0;
 }
 
+int mpix_hint_parse(const mpix_hint_spec *spec, const char *text, mpix_hint_value *value)
+{
+    memset(value, 0, sizeof *value);
+    value->keyword = -1;
+    snprintf(value->text, sizeof value->text, "%s", text);
+    return parse(spec, value);
+}
+
 int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
 {
     const mpix_hint_spec *spec = mpix_hint_spec_of(id);
@@ -118,8 +127,8 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
 
     memset(value, 0, sizeof *value);
     value->keyword = -1;
-    if (info != MPI_INFO_NULL) {
-        int rc = MPI_Info_get(info, spec->key, MPI_MAX_INFO_VAL, value->text, &found);
+    if (info != MPI_INFO_NULL && spec->info_objects) {
+        int rc = PMPI_Info_get(info, spec->key, MPI_MAX_INFO_VAL, value->text, &found);
         if (rc != MPI_SUCCESS)
             return rc;
         snprintf(value->origin, sizeof value->origin, "info");
@@ -133,31 +142,56 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
         }
     }
     value->present = found;
-    if (found && !parse(spec, value))
-        return bad_value(spec, value);
+    if (found) {
+        if (!parse(spec, value))
+            return bad_value(spec, value);
+        value->has_value = 1;
+    } else if (spec->default_value) {
+        /* The table's defaults are well formed: tests/common checks every one. */
+        value->has_value = mpix_hint_parse(spec, spec->default_value, value);
+        snprintf(value->origin, sizeof value->origin, "default");
+    }
     return MPI_SUCCESS;
 }
 
-int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int default_value, int *result)
+int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int *result)
 {
     mpix_hint_value value;
     int rc = mpix_hint_get(info, id, &value);
-    *result = (rc == MPI_SUCCESS && value.present) ? (int)value.integer : default_value;
+    *result = value.has_value ? (int)value.integer : 0;
     return rc;
 }
 
-int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long default_value, long long *result)
+int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long *result)
 {
     mpix_hint_value value;
     int rc = mpix_hint_get(info, id, &value);
-    *result = (rc == MPI_SUCCESS && value.present) ? value.integer : default_value;
+    *result = value.has_value ? value.integer : 0;
     return rc;
 }
 
-int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int default_keyword, int *result)
+int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int *result)
 {
     mpix_hint_value value;
     int rc = mpix_hint_get(info, id, &value);
-    *result = (rc == MPI_SUCCESS && value.present) ? value.keyword : default_keyword;
+    *result = value.has_value ? value.keyword : 0;
     return rc;
+}
+
+void mpix_hint_report(MPI_Info info, const char *module)
+{
+    if (!mpix_verbose_enabled(info))
+        return;
+    for (int id = 0; id < MPIX_HINT_COUNT; id++) {
+        const mpix_hint_spec *spec = mpix_hint_spec_of((mpix_hint_id)id);
+        mpix_hint_value value;
+        if (strcmp(spec->module, module) != 0)
+            continue;
+        if (mpix_hint_get(info, (mpix_hint_id)id, &value) != MPI_SUCCESS)
+            continue; /* the call that reads it reports the bad value */
+        if (value.has_value)
+            mpix_verbose_print(module, "setting %s=%s (%s)", spec->key, value.text, value.origin);
+        else
+            mpix_verbose_print(module, "setting %s not set", spec->key);
+    }
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Typed, validating lookup of mpix hints. Every key mpix understands is described once,
- * in hint_table.c; a lookup reads the MPI_Info key, else the hint's environment
- * variable, and a malformed value becomes an MPIX_ERRKIND_BAD_HINT code that names the
- * key, the value and where it came from. */
+/* mpix's settings: every one is described once, in hint_table.c (name, environment
+ * variable, which objects' info carries it, type, default, audience, description). A
+ * lookup reads the info key where the setting takes one, else its environment variable,
+ * else the table's default; a malformed value becomes an MPIX_ERRKIND_BAD_HINT code that
+ * names the key, the value and where it came from. The documentation's settings tables
+ * and `mpix-settings` print the same table (tools/settings.c). */
 #ifndef MPIX_COMMON_HINT_H
 #define MPIX_COMMON_HINT_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef enum mpix_hint_id {
     MPIX_HINT_VERBOSE,
@@ -33,7 +36,7 @@ typedef enum mpix_hint_id {
     MPIX_HINT_ZCOPY_COALESCE_BYTES,
     MPIX_HINT_ZCOPY_PTRACER,
     MPIX_HINT_ZCOPY_METHOD,
-    MPIX_HINT_ZCOPY_NODE_RANKS,
+    MPIX_HINT_VIRTUAL_NODE_RANKS,
     MPIX_HINT_ZCOPY_ATTACH,
     MPIX_HINT_ZCOPY_SPLIT_BYTES,
     MPIX_HINT_ZCOPY_SLOTS,
@@ -55,17 +58,28 @@ typedef enum mpix_hint_type {
     MPIX_HINT_TYPE_KEYWORD_LIST  /* comma-separated keywords */
 } mpix_hint_type;
 
+typedef enum mpix_hint_audience {
+    MPIX_HINT_FOR_USERS,    /* documented for applications */
+    MPIX_HINT_FOR_TESTING   /* forces a path or a fault so that tests reach it */
+} mpix_hint_audience;
+
 typedef struct mpix_hint_spec {
-    const char *key;
-    const char *env;        /* environment default, or NULL */
+    const char *key;          /* the setting's name, and its info key where it takes one */
+    const char *env;          /* environment variable, or NULL */
+    const char *info_objects; /* whose info carries the key ("window", ...), or NULL: environment only */
+    const char *module;       /* common, storage, spin, hy, zcopy, guard */
+    mpix_hint_audience audience;
     mpix_hint_type type;
-    const char *keywords;   /* '|'-separated, or NULL */
-    double min, max;        /* NUMBER and INTEGER */
+    const char *keywords;     /* '|'-separated, or NULL */
+    double min, max;          /* NUMBER and INTEGER */
+    const char *default_value;/* parsed as a value; NULL when the module works it out (see description) */
+    const char *description;  /* one line */
 } mpix_hint_spec;
 
 typedef struct mpix_hint_value {
     int present;            /* 0: neither the info nor the environment set it */
-    char origin[64];        /* "info" or "environment variable NAME" */
+    int has_value;          /* present, or the table's default filled the fields */
+    char origin[64];        /* "info", "environment variable NAME" or "default" */
     int keyword;            /* index among the keywords, -1 for a number */
     unsigned keyword_mask;  /* KEYWORD_LIST: bit i for keyword i */
     long long integer;      /* BOOL (0/1), INTEGER, OCTAL */
@@ -75,13 +89,25 @@ typedef struct mpix_hint_value {
 
 const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id);
 
-/* Look up and parse one hint. MPI_SUCCESS (value->present tells whether it was set) or
- * an MPIX_ERRKIND_BAD_HINT code, not yet raised. */
+/* Look up and parse one setting. MPI_SUCCESS (value->present tells whether it was set,
+ * value->has_value whether a default filled it in) or an MPIX_ERRKIND_BAD_HINT code,
+ * not yet raised. @info may be MPI_INFO_NULL; it is not read for settings that take no
+ * info. */
 int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value);
 
-/* Shorthands: *result is the default when the hint is absent. */
-int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int default_value, int *result);
-int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int default_keyword, int *result);
-int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long default_value, long long *result);
+/* Parse @text as a value of @spec into @value: 1 if well formed. Calls no MPI. */
+int mpix_hint_parse(const mpix_hint_spec *spec, const char *text, mpix_hint_value *value);
+
+/* What a well-formed value of @spec looks like, e.g. "an integer in [0, 64]". */
+void mpix_hint_describe(const mpix_hint_spec *spec, char *text, size_t size);
+
+/* Shorthands for settings with a default in the table: the value in force. */
+int mpix_hint_bool(MPI_Info info, mpix_hint_id id, int *result);
+int mpix_hint_keyword(MPI_Info info, mpix_hint_id id, int *result);
+int mpix_hint_integer(MPI_Info info, mpix_hint_id id, long long *result);
+
+/* With verbose output on, one line per setting of @module in force for the object made
+ * with @info: "settings: key=value (origin)". */
+void mpix_hint_report(MPI_Info info, const char *module);
 
 #endif

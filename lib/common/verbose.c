@@ -10,7 +10,7 @@ int mpix_verbose_enabled(MPI_Info info)
 {
     int enabled = 0;
     /* A malformed value is reported by the call that takes the info; here it means off. */
-    if (mpix_hint_bool(info, MPIX_HINT_VERBOSE, 0, &enabled) != MPI_SUCCESS)
+    if (mpix_hint_bool(info, MPIX_HINT_VERBOSE, &enabled) != MPI_SUCCESS)
         return 0;
     return enabled;
 }

@@ -30,17 +30,20 @@ static void *map_private(size_t bytes)
 static int read_knobs(mpix_guard_state *state)
 {
     int enabled = 1, provided = MPI_THREAD_SINGLE;
-    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD, 1, &enabled);
+    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD, &enabled);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_GUARD_COPY_BYTES, 65536, &state->copy_bytes);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_GUARD_COPY_BYTES, &state->copy_bytes);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD_CHAIN, 1, &state->chain_enabled);
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_GUARD_CHAIN, &state->chain_enabled);
+    mpix_hint_value poll_ns;
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_GUARD_POLL_NS, -1, &state->poll_ns);
+        rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_GUARD_POLL_NS, &poll_ns);
+    state->poll_ns = rc == MPI_SUCCESS && poll_ns.has_value ? poll_ns.integer : -1; /* -1: from the measured cost */
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Query_thread(&provided);
     state->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    mpix_hint_report(MPI_INFO_NULL, "guard");
     state->active = enabled && provided == MPI_THREAD_SINGLE;
     if (state->verbose)
         mpix_verbose_print("guard", "%s (MPIX_GUARD=%s, thread level %d%s), copy sends up to %lld bytes, chains %s",

@@ -22,7 +22,7 @@
  * (Open MPI; MPICH 0.38 against 0.51), 2.5 KiB 0.49 against 0.50 (MPICH 0.59 against
  * 0.55), 4 KiB 0.60 against 0.53 (MPICH 0.73 against 0.59). The step after 2 KiB is
  * glibc's memcpy changing method on this CPU, which the barrier-free path pays twice. */
-enum { DEFAULT_SMALL_BYTES = 2048, LINE = 64, HEADER = 16, SPIN_POLLS = 20000 };
+enum { LINE = 64, HEADER = 16, SPIN_POLLS = 20000 };
 
 /* Small-message layout, per node process p, in the shared buffer:
  *   slots[p][parity]: the call number, then from HEADER bytes on (aligned for any
@@ -52,7 +52,7 @@ static char *small_global(const mpix_hy_op *op, unsigned parity)
 static int allreduce_bytes(mpix_hy_op *op, MPI_Aint *bytes)
 {
     long long small_bytes;
-    int rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, DEFAULT_SMALL_BYTES, &small_bytes);
+    int rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, &small_bytes);
     int node_size = op->hy->node_size;
     MPI_Aint vector = (MPI_Aint)op->count * op->extent;
     op->small = vector <= small_bytes;

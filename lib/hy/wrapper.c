@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DEFAULT_SMALL_BYTES = 2048 };
 
 typedef struct wrapper_state {
     MPI_Comm hy_comm;
@@ -150,8 +149,7 @@ MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_pa
     wrapper_state *state = calloc(1, sizeof *state);
     int node, nodes;
     void *unused;
-    int rc = state ? mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, DEFAULT_SMALL_BYTES,
-                                       &state->small_bytes)
+    int rc = state ? mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_BYTES, &state->small_bytes)
                    : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS && state->small_bytes > 0 && !(state->scratch = malloc((size_t)state->small_bytes)))
         rc = MPI_ERR_NO_MEM;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DEFAULT_POLLS = 2000 };
 
 /* Freeing the user window frees its control window: the delete callback runs on every
  * process inside the collective MPI_Win_free, so the inner free matches up. */
@@ -56,7 +55,8 @@ int mpix_spin_attach(MPI_Win win, MPI_Comm comm, MPI_Info info)
     }
     state->control_win = MPI_WIN_NULL;
     state->win = win;
-    state->polls = polls.present ? (int)polls.integer : DEFAULT_POLLS;
+    state->polls = (int)polls.integer;
+    mpix_hint_report(info, "spin");
     if ((rc = PMPI_Comm_rank(comm, &state->rank)) == MPI_SUCCESS)
         rc = PMPI_Comm_size(comm, &state->size);
     MPI_Aint bytes = (MPI_Aint)(sizeof(mpix_spin_block) + 2 * (size_t)state->size * sizeof(mpix_spin_word));

@@ -13,15 +13,13 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     int rc;
 
     memset(config, 0, sizeof *config);
-    config->file_perm = 0600;
-    config->node_memory = -1;
-    config->huge_percent = MPIX_STORAGE_DEFAULT_HUGE_PERCENT;
+    config->node_memory = -1; /* worked out from the node when not given */
     config->verbose = mpix_verbose_enabled(info);
 
 #define GET(id) \
     if ((rc = mpix_hint_get(info, (id), &value)) != MPI_SUCCESS) \
         return rc; \
-    if (value.present)
+    if (value.has_value)
 
     GET(MPIX_HINT_ALLOC_TYPE) config->storage = value.keyword == 1;
     GET(MPIX_HINT_STORAGE_FILENAME) snprintf(config->filename, sizeof config->filename, "%s", value.text);
@@ -42,6 +40,7 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     GET(MPIX_HINT_STORAGE_HUGE_PERCENT) config->huge_percent = value.number;
     GET(MPIX_HINT_STORAGE_SYNC) config->sync_mode = value.keyword;
 #undef GET
+    mpix_hint_report(info, "storage");
 
     /* A window writes its file: a mode without the owner's write bit could never open. */
     if (config->storage && (config->file_perm & 0200) == 0)

@@ -9,7 +9,6 @@
 /* Fraction of pages (percent) changed between two syncs from which tracking changes per
  * 2 MiB is cheaper than per page: where the two checkpoint costs cross in mpix-bench
  * storage on the development VM (docs/storage.md, Costs). */
-#define MPIX_STORAGE_DEFAULT_HUGE_PERCENT 6.0
 
 typedef struct mpix_storage_config {
     int storage;                /* alloc_type=storage */

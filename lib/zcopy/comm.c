@@ -68,20 +68,22 @@ static mpix_keyval zcopy_keyval = MPIX_COMM_KEYVAL_INIT(delete_zcopy_state);
 
 static int read_knobs(mpix_zcopy_comm *zc)
 {
-    long long eager_bytes = 16384, coalesce_bytes = 4096, split_bytes = 65536;
-    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, 1, &zc->enabled);
+    long long eager_bytes = 0, coalesce_bytes = 0, split_bytes = 0;
+    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, &zc->enabled);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, eager_bytes, &eager_bytes);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, &eager_bytes);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, coalesce_bytes, &coalesce_bytes);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &coalesce_bytes);
     zc->eager_bytes = eager_bytes;
     zc->coalesce_bytes = (MPI_Aint)coalesce_bytes;
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SPLIT_BYTES, split_bytes, &split_bytes);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SPLIT_BYTES, &split_bytes);
     zc->split_bytes = split_bytes;
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_AUTO, &zc->method);
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, &zc->method);
     zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS)
+        mpix_hint_report(MPI_INFO_NULL, "zcopy");
     return rc;
 }
 

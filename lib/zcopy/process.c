@@ -25,7 +25,7 @@
 #include <uthash.h>
 
 /* Processes that can name each other by pid: same boot, same pid namespace, and (for
- * clusters of cloned nodes) same host name. With MPIX_ZCOPY_NODE_RANKS=k, also the same
+ * clusters of cloned nodes) same host name. With MPIX_VIRTUAL_NODE_RANKS=k, also the same
  * block of k MPI_COMM_WORLD ranks: virtual nodes, so that the other-node path runs on
  * one machine. */
 static uint32_t node_key(long long node_ranks)
@@ -78,17 +78,17 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = MPIX_ZCOPY_SLOTS;
-    int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, 0, &ptracer);
+    long long node_ranks = 0, slots_in_use = 0;
+    int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_NODE_RANKS, 0, &node_ranks);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_VIRTUAL_NODE_RANKS, &node_ranks);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, 0, &process->attach);
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_ATTACH, &process->attach);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SLOTS, MPIX_ZCOPY_SLOTS, &slots_in_use);
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SLOTS, &slots_in_use);
     process->slots_in_use = (int)slots_in_use;
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COLLAPSE, 1, &process->collapse);
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COLLAPSE, &process->collapse);
     process->node_key = node_key(node_ranks);
     /* Without a mailbox (no memfd) this process sends everything through MPI. */
     if (rc == MPI_SUCCESS)

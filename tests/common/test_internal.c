@@ -132,7 +132,7 @@ static void test_topology(void)
 static void test_verbose_and_hints(void)
 {
     mpix_test_capture capture;
-    char text[256];
+    char text[2048];
     mpix_test_capture_begin(&capture);
     unsetenv("MPIX_VERBOSE");
     mpix_verbose(MPI_INFO_NULL, "test", "hidden %d", 1);
@@ -149,11 +149,38 @@ static void test_verbose_and_hints(void)
 
     int order = -1, unlink_file = -1;
     MPI_Info_set(info, "storage_alloc_order", "storage_first");
-    CHECK(mpix_hint_keyword(info, MPIX_HINT_STORAGE_ORDER, 0, &order) == MPI_SUCCESS && order == 1, "order %d",
+    CHECK(mpix_hint_keyword(info, MPIX_HINT_STORAGE_ORDER, &order) == MPI_SUCCESS && order == 1, "order %d",
           order);
-    CHECK(mpix_hint_bool(info, MPIX_HINT_STORAGE_UNLINK, 1, &unlink_file) == MPI_SUCCESS && unlink_file == 1,
-          "default applies when absent");
+    CHECK(mpix_hint_bool(info, MPIX_HINT_STORAGE_UNLINK, &unlink_file) == MPI_SUCCESS && unlink_file == 0,
+          "the table's default (false) applies when absent: %d", unlink_file);
     mpix_hint_value value;
+    CHECK(mpix_hint_get(info, MPIX_HINT_STORAGE_UNLINK, &value) == MPI_SUCCESS && !value.present && value.has_value &&
+              strcmp(value.origin, "default") == 0,
+          "origin of a default '%s'", value.origin);
+
+    /* Every default in the table is a well-formed value of its setting. */
+    for (int id = 0; id < MPIX_HINT_COUNT; id++) {
+        const mpix_hint_spec *spec = mpix_hint_spec_of((mpix_hint_id)id);
+        CHECK(!spec->default_value || mpix_hint_parse(spec, spec->default_value, &value), "default '%s' of %s",
+              spec->default_value, spec->key);
+        CHECK(spec->key && spec->module && spec->description, "setting %d is fully described", id);
+    }
+    /* A setting read from the environment only ignores an info key of its name. */
+    MPI_Info_set(info, "mpix_zcopy_slots", "1");
+    CHECK(mpix_hint_get(info, MPIX_HINT_ZCOPY_SLOTS, &value) == MPI_SUCCESS && !value.present && value.integer == 64,
+          "environment-only setting read from info: %lld", value.integer);
+    MPI_Info_delete(info, "mpix_zcopy_slots");
+    /* MPIX_VERBOSE reports the settings in force, with where each came from. */
+    mpix_test_capture_begin(&capture);
+    setenv("MPIX_VERBOSE", "1", 1);
+    setenv("MPIX_ZCOPY_EAGER_BYTES", "777", 1);
+    mpix_hint_report(MPI_INFO_NULL, "zcopy");
+    unsetenv("MPIX_ZCOPY_EAGER_BYTES");
+    unsetenv("MPIX_VERBOSE");
+    mpix_test_capture_end(&capture, text, sizeof text);
+    CHECK(strstr(text, "setting mpix_zcopy=true (default)") &&
+              strstr(text, "setting mpix_zcopy_eager_bytes=777 (environment variable MPIX_ZCOPY_EAGER_BYTES)"),
+          "settings report '%s'", text);
     MPI_Info_set(info, "storage_alloc_factor", "0.75");
     CHECK(mpix_hint_get(info, MPIX_HINT_STORAGE_FACTOR, &value) == MPI_SUCCESS && value.present &&
               value.keyword == -1 && value.number == 0.75,

@@ -6,11 +6,10 @@
  *   - overlap:  hand-written MPI_Isend/MPI_Irecv, border rows first, interior meanwhile.
  * Rows: guarded vs blocking, overlap vs blocking, guarded vs overlap; a note gives the
  * share of the hand-written speedup that guard recovers, and guard's mprotect calls and
- * faults per iteration with chains on and off. The transport is mpirun's choice: run it
+ * faults per iteration (MPIX_Pvar_read), with chains as MPIX_GUARD_CHAIN sets them. The transport is mpirun's choice: run it
  * under `--mca btl tcp,self` for TCP loopback. (mpix-bench links mpix statically: for the
  * LD_PRELOAD=libmpix-guard.so version time examples/guard_sor, which links libmpix.so.) */
 #include "bench.h"
-#include "guard/guard.h"
 #include "../examples/guard_sor.h"
 
 #include <mpix/mpix.h>
@@ -46,25 +45,27 @@ static void time_methods(const bench_options *options, int n, int iterations, be
         sor_free(&context[method].grid);
 }
 
-/* mprotect calls and faults per iteration, counted over a separate run with chains on
- * or off. */
-static void count_per_iteration(int n, MPI_Comm comm, int iterations, int chain, double *mprotects, double *faults)
+static MPI_Count guard_pvar(const char *name)
 {
-    mpix_guard_state *state = NULL;
+    MPI_Count value = 0;
+    if (MPIX_Pvar_read(name, MPI_COMM_NULL, &value) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    return value;
+}
+
+/* mprotect calls and faults per iteration, counted over a separate run. */
+static void count_per_iteration(int n, MPI_Comm comm, int iterations, double *mprotects, double *faults)
+{
     sor_context context = { .method = SOR_GUARDED };
     *mprotects = *faults = 0;
     if (sor_init(&context.grid, comm, n, n) != 0)
         MPI_Abort(comm, 1);
-    run_sor(&context, 1);   /* creates the state */
-    state = mpix_guard_state_current();
-    if (state && state->active) {
-        int chain_setting = state->chain_enabled;
-        mpix_guard_stats before = state->stats;
-        state->chain_enabled = chain;
+    run_sor(&context, 1);   /* the first guarded call sets guard up */
+    if (guard_pvar("guard.active")) {
+        MPI_Count mprotect_calls = guard_pvar("guard.mprotect_calls"), fault_count = guard_pvar("guard.faults");
         run_sor(&context, iterations);
-        state->chain_enabled = chain_setting;
-        *mprotects = (double)(state->stats.mprotect_calls - before.mprotect_calls) / iterations;
-        *faults = (double)(state->stats.faults - before.faults) / iterations;
+        *mprotects = (double)(guard_pvar("guard.mprotect_calls") - mprotect_calls) / iterations;
+        *faults = (double)(guard_pvar("guard.faults") - fault_count) / iterations;
     }
     sor_free(&context.grid);
 }
@@ -96,14 +97,13 @@ int bench_guard(const bench_options *options)
         bench_row(options, "guard", name, 0, guarded, overlap);
 
         double saved_by_hand = blocking.median - overlap.median, saved_by_guard = blocking.median - guarded.median;
-        double mprotects = 0, faults = 0, unchained_mprotects = 0, unchained_faults = 0;
-        count_per_iteration(n, options->comm, iterations, 1, &mprotects, &faults);
-        count_per_iteration(n, options->comm, iterations, 0, &unchained_mprotects, &unchained_faults);
+        double mprotects = 0, faults = 0;
+        count_per_iteration(n, options->comm, iterations, &mprotects, &faults);
         snprintf(text, sizeof text,
                  "sor %d: guard recovers %.0f%% of the hand-written speedup (%.1f of %.1f us/iteration); "
-                 "per iteration %.1f mprotect calls, %.1f faults (chains off: %.1f, %.1f)",
+                 "per iteration %.1f mprotect calls, %.1f faults (chains %s)",
                  n, saved_by_hand > 0 ? 100.0 * saved_by_guard / saved_by_hand : 0.0, saved_by_guard * 1e6,
-                 saved_by_hand * 1e6, mprotects, faults, unchained_mprotects, unchained_faults);
+                 saved_by_hand * 1e6, mprotects, faults, guard_pvar("guard.chain") ? "on" : "off");
         bench_note(options, text);
     }
     bench_note(options, "ratio above 1: the first version is faster; times are per SOR iteration (max over ranks)");

@@ -94,6 +94,35 @@ int MPIX_Query_error_class(int kind, int *errorclass);
  */
 int MPIX_Info_validate(MPI_Info info);
 
+/**
+ * @brief Read one of mpix's performance variables: a counter of what a module did, or
+ *        a state it is in, by name.
+ *
+ * The names, what each counts and its scope are listed in the module manuals and in
+ * `mpix_common(3)`'s table:
+ * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
+ *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`
+ *   (of `sent_mpi`: why), `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`,
+ *   `push_refused`, `layouts_read`, `layouts_global`, `layouts_pipelined`,
+ *   `collapsed_units`, `collapse_deferred`, `collapse_refused`;
+ * - `guard.*` are per process (@p comm is not read; pass MPI_COMM_NULL): the states
+ *   `active`, `chain`, `copy_bytes`, `poll_ns` (-1: worked out from the measured cost),
+ *   `self_memory` (1: protected pages are read through /proc/self/mem), and the counters
+ *   `sends_copied`, `sends_in_place`, `receives`, `receives_polled`, `mprotect_calls`,
+ *   `faults`, `faults_in_mpi`, `conflict_waits`, `chains`,
+ *   `chains_completed_at_last_call`, `hidden_reads`, `retired`. Before the first
+ *   guarded call they read 0.
+ *
+ * Counters only grow; take differences around the code of interest.
+ * @param name  the variable, e.g. "zcopy.sent_zero_copy"
+ * @param comm  the communicator of a per-communicator variable
+ * @param[out] value its current value
+ * @return MPI_SUCCESS; ::MPIX_ERRKIND_ARGUMENT naming @p name if no variable has that
+ *         name, raised on MPI_COMM_WORLD.
+ * @par Complexity O(number of variables) string comparisons; no communication.
+ */
+int MPIX_Pvar_read(const char *name, MPI_Comm comm, MPI_Count *value);
+
 #ifdef __cplusplus
 }
 #endif

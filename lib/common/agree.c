@@ -2,6 +2,7 @@
 #include "agree.h"
 #include "error.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct failure_report {
@@ -15,9 +16,10 @@ int mpix_agree(MPI_Comm comm, int local_code)
     failure_report report;
     int rc, length;
 
-    MPI_Comm_rank(comm, &mine.rank);
+    if ((rc = PMPI_Comm_rank(comm, &mine.rank)) != MPI_SUCCESS)
+        return local_code != MPI_SUCCESS ? local_code : rc;
     mine.failed = local_code != MPI_SUCCESS;
-    rc = MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, comm);
+    rc = PMPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MAXLOC, comm);
     if (rc != MPI_SUCCESS)
         return mine.failed ? local_code : rc;
     if (!first.failed)
@@ -26,9 +28,10 @@ int mpix_agree(MPI_Comm comm, int local_code)
     memset(&report, 0, sizeof report);
     if (mine.rank == first.rank) {
         report.kind = mpix_error_kind_of(local_code);
-        MPI_Error_string(local_code, report.text, &length);
+        if (PMPI_Error_string(local_code, report.text, &length) != MPI_SUCCESS)
+            snprintf(report.text, sizeof report.text, "error code %d", local_code);
     }
-    rc = MPI_Bcast(&report, sizeof report, MPI_BYTE, first.rank, comm);
+    rc = PMPI_Bcast(&report, sizeof report, MPI_BYTE, first.rank, comm);
     if (mine.failed)
         return local_code;
     if (rc != MPI_SUCCESS)

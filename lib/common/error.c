@@ -34,9 +34,9 @@ static int error_state_create(void **state)
     if (!errors)
         return MPI_ERR_NO_MEM;
     for (int kind = 0; kind < MPIX_ERRKIND_COUNT; kind++) {
-        int rc = MPI_Add_error_class(&errors->error_class[kind]);
+        int rc = PMPI_Add_error_class(&errors->error_class[kind]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Add_error_string(errors->error_class[kind], kind_summary[kind]);
+            rc = PMPI_Add_error_string(errors->error_class[kind], kind_summary[kind]);
         if (rc != MPI_SUCCESS) {
             free(errors);
             return rc;
@@ -66,7 +66,7 @@ int mpix_error(MPIX_Error_kind kind, const char *format, ...)
 
     mpix_lock();
     if (errors->codes_made[kind] < CODES_PER_CLASS) {
-        if (MPI_Add_error_code(errors->error_class[kind], &code) == MPI_SUCCESS)
+        if (PMPI_Add_error_code(errors->error_class[kind], &code) == MPI_SUCCESS)
             errors->codes[kind][errors->codes_made[kind]++] = code;
         else
             code = errors->error_class[kind];
@@ -74,7 +74,9 @@ int mpix_error(MPIX_Error_kind kind, const char *format, ...)
         code = errors->codes[kind][errors->next_code[kind]];
         errors->next_code[kind] = (errors->next_code[kind] + 1) % CODES_PER_CLASS;
     }
-    MPI_Add_error_string(code, message);
+    /* Without its string the code still has the right class, whose summary MPI prints. */
+    if (PMPI_Add_error_string(code, message) != MPI_SUCCESS)
+        code = errors->error_class[kind];
     mpix_unlock();
     return code;
 }
@@ -86,7 +88,7 @@ int mpix_error_kind_of(int code)
 
     if (code == MPI_SUCCESS || mpix_self_state(&error_slot, (void **)&errors) != MPI_SUCCESS)
         return -1;
-    if (MPI_Error_class(code, &error_class) != MPI_SUCCESS)
+    if (PMPI_Error_class(code, &error_class) != MPI_SUCCESS)
         return -1;
     for (int kind = 0; kind < MPIX_ERRKIND_COUNT; kind++)
         if (errors->error_class[kind] == error_class)
@@ -96,15 +98,16 @@ int mpix_error_kind_of(int code)
 
 int mpix_raise_comm(MPI_Comm comm, int code)
 {
-    if (code != MPI_SUCCESS)
-        MPI_Comm_call_errhandler(comm, code);
+    /* A handler that returns hands the code back; a bad handle is reported by MPI. */
+    if (code != MPI_SUCCESS && PMPI_Comm_call_errhandler(comm, code) != MPI_SUCCESS)
+        return code;
     return code;
 }
 
 int mpix_raise_win(MPI_Win win, int code)
 {
-    if (code != MPI_SUCCESS)
-        MPI_Win_call_errhandler(win, code);
+    if (code != MPI_SUCCESS && PMPI_Win_call_errhandler(win, code) != MPI_SUCCESS)
+        return code;
     return code;
 }
 

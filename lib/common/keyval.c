@@ -24,12 +24,15 @@ static void registry_destroy(void *state)
     keyval_registry *registry = state;
     for (int i = 0; i < registry->count; i++) {
         mpix_keyval *kv = registry->entries[i];
+        int rc = MPI_SUCCESS;
         switch (kv->kind) {
-        case MPIX_KEYVAL_COMM: MPI_Comm_free_keyval(&kv->keyval); break;
-        case MPIX_KEYVAL_WIN: MPI_Win_free_keyval(&kv->keyval); break;
-        case MPIX_KEYVAL_TYPE: MPI_Type_free_keyval(&kv->keyval); break;
+        case MPIX_KEYVAL_COMM: rc = PMPI_Comm_free_keyval(&kv->keyval); break;
+        case MPIX_KEYVAL_WIN: rc = PMPI_Win_free_keyval(&kv->keyval); break;
+        case MPIX_KEYVAL_TYPE: rc = PMPI_Type_free_keyval(&kv->keyval); break;
         }
-        kv->keyval = MPI_KEYVAL_INVALID;
+        /* Inside MPI_Finalize a failure can only leave the keyval to MPI: nothing to undo. */
+        if (rc == MPI_SUCCESS)
+            kv->keyval = MPI_KEYVAL_INVALID;
     }
     free(registry->entries);
     free(registry);
@@ -63,13 +66,13 @@ int mpix_keyval_get(mpix_keyval *kv, int *keyval)
         }
         switch (kv->kind) {
         case MPIX_KEYVAL_COMM:
-            rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, kv->delete_fn.comm, &kv->keyval, NULL);
+            rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, kv->delete_fn.comm, &kv->keyval, NULL);
             break;
         case MPIX_KEYVAL_WIN:
-            rc = MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, kv->delete_fn.win, &kv->keyval, NULL);
+            rc = PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, kv->delete_fn.win, &kv->keyval, NULL);
             break;
         case MPIX_KEYVAL_TYPE:
-            rc = MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, kv->delete_fn.type, &kv->keyval, NULL);
+            rc = PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, kv->delete_fn.type, &kv->keyval, NULL);
             break;
         }
         if (rc == MPI_SUCCESS)

@@ -14,15 +14,19 @@ static inline void mpix_cpu_relax(void)
 #endif
 }
 
-/* The pause before look @poll (0, 1, ...) at a word another process writes, for waits
- * with no futex to sleep on: a short spin while the writer runs on another core, then
- * yields (ranks may outnumber cores and the writer may need this one), then 20 us naps
- * so a long wait does not burn a core. */
-static inline void mpix_backoff(unsigned long poll)
+/* Polls that spin before a wait starts yielding, where the caller has no better figure. */
+enum { MPIX_BACKOFF_SPINS = 64 };
+
+/* The one backoff of every polling wait in mpix: the pause before look @poll (0, 1, ...)
+ * at a word another process writes. @spins looks spin (the writer runs on another core
+ * and answers within a cache-line transfer), the next 20000 yield (ranks may outnumber
+ * cores and the writer may need this one), then 20 us naps, so a long wait does not
+ * burn a core. Waits that can sleep on a futex stop polling before the naps. */
+static inline void mpix_backoff(unsigned long poll, unsigned long spins)
 {
-    if (poll < 64)
+    if (poll < spins)
         mpix_cpu_relax();
-    else if (poll < 20000)
+    else if (poll < spins + 20000)
         sched_yield();
     else
         nanosleep(&(struct timespec){ 0, 20000 }, NULL);

@@ -11,8 +11,8 @@ void mpix_unlock(void) { pthread_mutex_unlock(&init_mutex); }
 int mpix_mpi_is_active(void)
 {
     int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
+    if (PMPI_Initialized(&initialized) != MPI_SUCCESS || PMPI_Finalized(&finalized) != MPI_SUCCESS)
+        return 0;
     return initialized && !finalized;
 }
 
@@ -23,9 +23,8 @@ static int delete_self_state(MPI_Comm comm, int keyval, void *state, void *extra
     slot->destroy(state);
     /* Freeing the keyval here lets a slot be recreated if MPI is ever started again
      * (MPI-4 sessions) and keeps no stale keyval number around. */
-    MPI_Comm_free_keyval(&keyval);
     slot->keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
+    return PMPI_Comm_free_keyval(&keyval);
 }
 
 int mpix_self_state(mpix_self_slot *slot, void **state)
@@ -37,11 +36,11 @@ int mpix_self_state(mpix_self_slot *slot, void **state)
         return MPI_ERR_OTHER;
     mpix_lock();
     if (slot->keyval == MPI_KEYVAL_INVALID) {
-        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_self_state, &slot->keyval, slot);
+        rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_self_state, &slot->keyval, slot);
         if (rc != MPI_SUCCESS)
             goto out;
     } else {
-        rc = MPI_Comm_get_attr(MPI_COMM_SELF, slot->keyval, &value, &found);
+        rc = PMPI_Comm_get_attr(MPI_COMM_SELF, slot->keyval, &value, &found);
         if (rc != MPI_SUCCESS)
             goto out;
     }
@@ -49,7 +48,7 @@ int mpix_self_state(mpix_self_slot *slot, void **state)
         rc = slot->create(&value);
         if (rc != MPI_SUCCESS)
             goto out;
-        rc = MPI_Comm_set_attr(MPI_COMM_SELF, slot->keyval, value);
+        rc = PMPI_Comm_set_attr(MPI_COMM_SELF, slot->keyval, value);
         if (rc != MPI_SUCCESS) {
             slot->destroy(value);
             goto out;

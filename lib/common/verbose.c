@@ -20,7 +20,8 @@ static void print_line(const char *module, const char *format, va_list args)
     char text[512];
     int rank = -1;
     if (mpix_mpi_is_active())
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
+            rank = -1;
     vsnprintf(text, sizeof text, format, args);
     fprintf(stderr, "mpix[world rank %d] %s: %s\n", rank, module, text);
 }

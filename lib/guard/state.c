@@ -9,6 +9,7 @@
 #include "common/verbose.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -17,9 +18,9 @@ enum { SHADOWS_KEPT = 64 };
 
 /* The fault handler has no argument to find the state through; this pointer lives
  * exactly as long as the state it points to. */
-static mpix_guard_state *current_state;
+static _Atomic(mpix_guard_state *) current_state;
 
-mpix_guard_state *mpix_guard_state_current(void) { return __atomic_load_n(&current_state, __ATOMIC_ACQUIRE); }
+mpix_guard_state *mpix_guard_state_current(void) { return atomic_load_explicit(&current_state, memory_order_acquire); }
 
 static void *map_private(size_t bytes)
 {
@@ -41,7 +42,8 @@ static int read_knobs(mpix_guard_state *state)
     state->poll_ns = rc == MPI_SUCCESS && poll_ns.has_value ? poll_ns.integer : -1; /* -1: from the measured cost */
     if (rc != MPI_SUCCESS)
         return rc;
-    PMPI_Query_thread(&provided);
+    if ((rc = PMPI_Query_thread(&provided)) != MPI_SUCCESS)
+        return rc;
     state->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
     mpix_hint_report(MPI_INFO_NULL, "guard");
     state->active = enabled && provided == MPI_THREAD_SINGLE;
@@ -128,7 +130,7 @@ static int state_create(void **result)
                            state->poll_ns < 0 ? "what protecting and releasing them costs" : "MPIX_GUARD_POLL_NS",
                            state->self_memory >= 0 ? "; /proc/self/mem reads protected pages" : "",
                            state->mprotect_ns);
-    __atomic_store_n(&current_state, state, __ATOMIC_RELEASE);
+    atomic_store_explicit(&current_state, state, memory_order_release);
     *result = state;
     return MPI_SUCCESS;
 }
@@ -154,7 +156,7 @@ static void state_destroy(void *value)
         mpix_guard_remove_handler(state);
     if (state->self_memory >= 0)
         close(state->self_memory);
-    __atomic_store_n(&current_state, NULL, __ATOMIC_RELEASE);
+    atomic_store_explicit(&current_state, NULL, memory_order_release);
     for (mpix_guard_shadow *shadow = state->free_shadows, *next; shadow; shadow = next) {
         next = shadow->next;
         munmap(shadow, shadow->capacity);

@@ -92,8 +92,9 @@ static void note_completion(mpix_guard_state *state, mpix_guard_transfer *t, con
     }
     if (t->kind == MPIX_GUARD_RECV) {
         int bytes = 0;
-        PMPI_Get_count(status, MPI_PACKED, &bytes);
-        t->packed_bytes = bytes == MPI_UNDEFINED ? 0 : bytes;
+        if ((rc = PMPI_Get_count(status, MPI_PACKED, &bytes)) != MPI_SUCCESS && state->pending_error == MPI_SUCCESS)
+            state->pending_error = rc;
+        t->packed_bytes = rc != MPI_SUCCESS || bytes == MPI_UNDEFINED ? 0 : bytes;
     }
 }
 
@@ -157,14 +158,20 @@ static void retire(mpix_guard_state *state, mpix_guard_transfer **batch, int n)
         mpix_guard_transfer *t = batch[i];
         if (t->kind == MPIX_GUARD_RECV && t->packed_bytes > 0) {
             int type_size = 0, position = 0;
-            PMPI_Type_size(t->datatype, &type_size);
+            int rc = PMPI_Type_size(t->datatype, &type_size);
             int elements = type_size > 0 ? t->packed_bytes / type_size : 0;
             if (elements > t->count)
                 elements = t->count;
-            PMPI_Unpack(t->shadow, t->packed_bytes, &position, t->user, elements, t->datatype, t->comm);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Unpack(t->shadow, t->packed_bytes, &position, t->user, elements, t->datatype, t->comm);
+            if (rc != MPI_SUCCESS && state->pending_error == MPI_SUCCESS)
+                state->pending_error = rc;
         }
-        if (t->kind == MPIX_GUARD_RECV && !mpix_type_is_named(t->datatype))
-            PMPI_Type_free(&t->datatype);
+        if (t->kind == MPIX_GUARD_RECV && !mpix_type_is_named(t->datatype)) {
+            int rc = PMPI_Type_free(&t->datatype);
+            if (rc != MPI_SUCCESS && state->pending_error == MPI_SUCCESS)
+                state->pending_error = rc;
+        }
         if (t->shadow)
             mpix_guard_shadow_put(state, t->shadow, t->shadow_capacity);
     }
@@ -424,7 +431,7 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
         if (t->shadow)
             mpix_guard_shadow_put(state, t->shadow, t->shadow_capacity);
         if (t->datatype != datatype)
-            PMPI_Type_free(&t->datatype);
+            (void)PMPI_Type_free(&t->datatype); /* the receive's own error is the one to report */
         mpix_guard_record_free(state, t);
         return rc;
     }

@@ -117,9 +117,10 @@ static void take_next_slot(const mpix_hy_op *op, unsigned parity)
     /* A faster process may already poll the call number: the same value, atomically. */
     _Atomic uint32_t *number = (_Atomic uint32_t *)slot;
     atomic_store_explicit(number, atomic_load_explicit(number, memory_order_relaxed), memory_order_relaxed);
-    /* The vector is read only after the next call number is published. */
+    /* The vector is read only after the next call number is published: ask for its
+     * lines in the writable state now. */
     for (size_t line = LINE; line < small_slot(op); line += LINE)
-        ((volatile char *)slot)[line] = ((volatile char *)slot)[line];
+        __builtin_prefetch(slot + line, 1, 3);
 }
 
 /* Small vectors: publish the input with a call number, wait for every other process's,
@@ -135,11 +136,10 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
     atomic_store_explicit((_Atomic uint32_t *)mine, call, memory_order_release);
     for (int q = 0; q < hy->node_size; q++) {
         _Atomic uint32_t *published = (_Atomic uint32_t *)small_slot_of(op, q, parity);
-        for (int poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
-            if (poll > op->spin_polls)
-                sched_yield(); /* the writer may be waiting for this core */
-            else
-                mpix_cpu_relax(); /* a tight loop of loads keeps taking the line the writer needs */
+        /* Spinning long pays here: the writers are the node's other processes, each a
+         * call away from publishing. */
+        for (unsigned long poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
+            mpix_backoff(poll, (unsigned long)op->spin_polls);
     }
     take_next_slot(op, parity ^ 1u);
     if (rc == MPI_SUCCESS) /* the slots of one parity are small_per_process bytes apart */

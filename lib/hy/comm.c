@@ -64,7 +64,7 @@ static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *no
     if (rc != MPI_SUCCESS)
         return rc;
     if ((rc = PMPI_Comm_size(shared, machine_size)) != MPI_SUCCESS) {
-        PMPI_Comm_free(&shared);
+        (void)PMPI_Comm_free(&shared); /* cleanup: rc is the error to report */
         return rc;
     }
     if (!split->present || split->keyword == SPLIT_NODE) {
@@ -180,7 +180,7 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_dup(comm, hy_comm);
     if (rc == MPI_SUCCESS && (rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy)) != MPI_SUCCESS)
-        PMPI_Comm_free(hy_comm);
+        (void)PMPI_Comm_free(hy_comm); /* cleanup: rc is the error to report */
     if (rc != MPI_SUCCESS) {
         free_state(hy);
         return mpix_raise_comm(comm, rc);

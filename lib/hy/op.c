@@ -2,6 +2,7 @@
 /* What every hybrid collective shares: its window (the node's shared buffer, with the
  * spin control block of MPIX_Win_allocate_shared), its state, element copies, free. */
 #include "hy.h"
+#include "common/arguments.h"
 #include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
@@ -59,6 +60,8 @@ int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, 
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "count %d is negative", count);
     if (datatype == MPI_DATATYPE_NULL)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "the datatype is MPI_DATATYPE_NULL");
+    if ((rc = mpix_check_datatype(datatype, hy->node_comm)) != MPI_SUCCESS)
+        return rc;
     if ((rc = PMPI_Type_get_extent(datatype, &lower_bound, &op->extent)) != MPI_SUCCESS)
         return rc;
     if ((rc = PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner)) != MPI_SUCCESS)

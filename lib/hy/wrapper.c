@@ -184,9 +184,10 @@ MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_pa
     if ((rc = mpix_agree(p_comm, rc)) != MPI_SUCCESS) {
         void *attached = NULL;
         mpix_comm_attr_get(comm_handle->shmem_comm, &wrapper_keyval, &attached);
+        /* Cleanup after an agreed failure: rc is the error to report. */
         if (state->sync_win != MPI_WIN_NULL)
-            MPIX_Win_free(&state->sync_win);
-        PMPI_Comm_free(&state->hy_comm); /* frees the state where it hangs on shmem_comm */
+            (void)MPIX_Win_free(&state->sync_win);
+        (void)PMPI_Comm_free(&state->hy_comm); /* frees the state where it hangs on shmem_comm */
         if (!attached) {
             free(state->scratch);
             free(state);

@@ -75,7 +75,7 @@ int mpix_spin_attach(MPI_Win win, MPI_Comm comm, MPI_Info info)
         rc = mpix_win_attr_set(win, &spin_keyval, state);
     if (rc != MPI_SUCCESS) {
         if (state->control_win != MPI_WIN_NULL)
-            PMPI_Win_free(&state->control_win);
+            (void)PMPI_Win_free(&state->control_win); /* cleanup: rc is the error to report */
         free(state);
     }
     return rc;

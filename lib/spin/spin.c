@@ -38,23 +38,13 @@ static int reached(uint32_t counter, uint32_t target)
     return (int32_t)(counter - target) >= 0;
 }
 
-/* Between polls: spinning pays only while the writer runs on another core; after a
- * short burst, give the core away (ranks may outnumber cores). */
-static void pause_before(int poll)
-{
-    if (poll < 64)
-        mpix_cpu_relax();
-    else
-        sched_yield();
-}
-
 /* Wait until *word has reached @target. */
 static void wait_for(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, uint32_t target, int polls)
 {
     for (int poll = 0; poll < polls; poll++) {
         if (reached(atomic_load_explicit(word, memory_order_acquire), target))
             return;
-        pause_before(poll);
+        mpix_backoff((unsigned long)poll, MPIX_BACKOFF_SPINS);
     }
     uint32_t seen;
     while (!reached(seen = atomic_load_explicit(word, memory_order_seq_cst), target)) {
@@ -85,7 +75,7 @@ static void wait_for_arrivals(const mpix_spin_state *state, uint32_t target)
     for (int poll = 0; poll < state->polls; poll++) {
         if (all_arrived(state, target, &from, memory_order_acquire))
             return;
-        pause_before(poll);
+        mpix_backoff((unsigned long)poll, MPIX_BACKOFF_SPINS);
     }
     for (;;) {
         uint32_t bell = atomic_load_explicit(&block->doorbell, memory_order_seq_cst);

@@ -57,10 +57,12 @@ MPIX_API int MPIX_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
     if (rc == MPI_SUCCESS && size < 0)
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Alloc_mem: size %ld is negative", (long)size);
+    if (rc == MPI_SUCCESS && !baseptr)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Alloc_mem: baseptr is NULL");
     if (rc != MPI_SUCCESS)
         return mpix_raise(rc);
     if (!config.storage)
-        return MPI_Alloc_mem(size, info, baseptr);
+        return PMPI_Alloc_mem(size, info, baseptr);
     rc = mpix_self_state(&allocations_slot, (void **)&list);
     if (rc != MPI_SUCCESS)
         return mpix_raise(rc);
@@ -105,7 +107,7 @@ MPIX_API int MPIX_Free_mem(void *base)
 
     if (mpix_self_state(&allocations_slot, (void **)&list) != MPI_SUCCESS ||
         (index = find_allocation(list, base, 0)) < 0 || list->regions[index]->segment_base[0] != base)
-        return MPI_Free_mem(base);
+        return PMPI_Free_mem(base);
     mpix_storage_region *region = list->regions[index];
     list->regions[index] = list->regions[--list->count];
     rc = mpix_storage_region_destroy(region, 1);
@@ -117,7 +119,7 @@ MPIX_API int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     allocation_list *list;
     mpix_storage_window *state;
-    int index, rc = MPI_Win_attach(win, base, size);
+    int index, rc = PMPI_Win_attach(win, base, size);
 
     if (rc != MPI_SUCCESS || mpix_self_state(&allocations_slot, (void **)&list) != MPI_SUCCESS ||
         (index = find_allocation(list, base, size)) < 0)
@@ -145,7 +147,7 @@ MPIX_API int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 MPIX_API int MPIX_Win_detach(MPI_Win win, const void *base)
 {
     mpix_storage_window *state;
-    int rc = MPI_Win_detach(win, base);
+    int rc = PMPI_Win_detach(win, base);
 
     if (rc != MPI_SUCCESS || !(state = mpix_storage_window_of(win)))
         return rc;

@@ -84,15 +84,25 @@ static int compare_long_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-long long mpix_storage_fair_share(MPI_Comm node_comm, long long request, long long node_budget)
+int mpix_storage_fair_share(MPI_Comm node_comm, long long request, long long node_budget, long long *fair_share)
 {
-    int ranks;
+    int ranks, rc;
     long long mine[2] = { request, node_budget }, *all, *requests, budget = node_budget, share = 0;
 
-    MPI_Comm_size(node_comm, &ranks);
+    if ((rc = PMPI_Comm_size(node_comm, &ranks)) != MPI_SUCCESS)
+        return rc;
     all = malloc(2 * ranks * sizeof *all);
     requests = malloc(ranks * sizeof *requests);
-    MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, node_comm);
+    if (!all || !requests) {
+        free(all);
+        free(requests);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((rc = PMPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, node_comm)) != MPI_SUCCESS) {
+        free(all);
+        free(requests);
+        return rc;
+    }
     for (int r = 0; r < ranks; r++) {
         requests[r] = all[2 * r];
         if (all[2 * r + 1] < budget)
@@ -108,5 +118,6 @@ long long mpix_storage_fair_share(MPI_Comm node_comm, long long request, long lo
     }
     free(all);
     free(requests);
-    return request < share ? request : share;
+    *fair_share = request < share ? request : share;
+    return MPI_SUCCESS;
 }

@@ -13,6 +13,6 @@ long long mpix_storage_node_memory(long long override);
 /* Collective over @node_comm: this rank's memory share of @node_budget when every rank
  * of the node asks for its request. Water-filling: no rank gets more than it asks,
  * and what small requests leave is split evenly among the larger ones. */
-long long mpix_storage_fair_share(MPI_Comm node_comm, long long request, long long node_budget);
+int mpix_storage_fair_share(MPI_Comm node_comm, long long request, long long node_budget, long long *fair_share);
 
 #endif

@@ -22,22 +22,25 @@ int mpix_storage_region_open(mpix_storage_region *region, const mpix_storage_con
     return mpix_storage_file_open(config, &region->file);
 }
 
-long long mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm, long long storage_bytes)
+int mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm, long long storage_bytes,
+                               long long *storage_offset)
 {
     long long mine[4] = { region->file.fd >= 0 ? region->file.device : -1, region->file.inode,
                           region->config.offset, mpix_page_round_up(storage_bytes) };
     long long *all, offset = region->config.offset;
-    int rank, ranks;
+    int rank, ranks, rc;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    all = malloc(4 * ranks * sizeof *all);
-    MPI_Allgather(mine, 4, MPI_LONG_LONG, all, 4, MPI_LONG_LONG, comm);
-    for (int r = 0; r < rank && mine[0] >= 0; r++)
+    if ((rc = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS || (rc = PMPI_Comm_size(comm, &ranks)) != MPI_SUCCESS)
+        return rc;
+    if (!(all = malloc(4 * ranks * sizeof *all)))
+        return MPI_ERR_NO_MEM;
+    rc = PMPI_Allgather(mine, 4, MPI_LONG_LONG, all, 4, MPI_LONG_LONG, comm);
+    for (int r = 0; rc == MPI_SUCCESS && r < rank && mine[0] >= 0; r++)
         if (all[4 * r] == mine[0] && all[4 * r + 1] == mine[1] && all[4 * r + 2] == mine[2])
             offset += all[4 * r + 3];
     free(all);
-    return offset;
+    *storage_offset = offset;
+    return rc;
 }
 
 /* Whether this segment's syncs go through a redo log (log.h): windows that fit in memory

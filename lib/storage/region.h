@@ -33,7 +33,8 @@ int mpix_storage_region_open(mpix_storage_region *region, const mpix_storage_con
 
 /* Collective over @comm: where this rank's storage part starts in its file. Ranks that
  * name the same file and offset get consecutive page-rounded slots in rank order. */
-long long mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm, long long storage_bytes);
+int mpix_storage_region_layout(mpix_storage_region *region, MPI_Comm comm, long long storage_bytes,
+                               long long *storage_offset);
 
 /* Claim this rank's bytes of the file, reserve its blocks and describe this rank's
  * segment; choose how syncs reach the file (mpix_storage_sync): through a redo log when

@@ -12,12 +12,14 @@
 static int check_one_node(MPI_Comm comm)
 {
     MPI_Comm node_comm;
-    int ranks, node_ranks, rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    int ranks, node_ranks, rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_size(comm, &ranks);
-    MPI_Comm_size(node_comm, &node_ranks);
-    MPI_Comm_free(&node_comm);
+    if ((rc = PMPI_Comm_size(comm, &ranks)) == MPI_SUCCESS)
+        rc = PMPI_Comm_size(node_comm, &node_ranks);
+    int free_rc = PMPI_Comm_free(&node_comm);
+    if (rc != MPI_SUCCESS || free_rc != MPI_SUCCESS)
+        return rc != MPI_SUCCESS ? rc : free_rc;
     if (node_ranks != ranks)
         return mpix_error(MPIX_ERRKIND_ARGUMENT,
                           "MPIX_Win_allocate_shared: the communicator's %d processes span several nodes (%d on this one)",
@@ -49,15 +51,16 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage) {
-        rc = MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
         return rc == MPI_SUCCESS ? attach_spin(win, comm, info) : rc;
     }
     rc = mpix_agree(comm, check_one_node(comm));
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
 
+    if ((rc = PMPI_Comm_size(comm, &ranks)) != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
     state = mpix_storage_window_new();
-    MPI_Comm_size(comm, &ranks);
     segments = malloc(ranks * sizeof *segments);
     if (!state || !segments) {
         free(segments);
@@ -69,7 +72,7 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
     /* Peers open our descriptors next: every rank must have its own ready first. */
     rc = mpix_agree(comm, rc);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(&state->region.mine, sizeof(mpix_segment), MPI_BYTE, segments, sizeof(mpix_segment),
+        rc = PMPI_Allgather(&state->region.mine, sizeof(mpix_segment), MPI_BYTE, segments, sizeof(mpix_segment),
                            MPI_BYTE, comm);
     if (rc == MPI_SUCCESS)
         rc = mpix_agree(comm, mpix_storage_region_map(&state->region, segments, ranks, state->rank));
@@ -87,7 +90,7 @@ MPIX_API int MPIX_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *d
     mpix_storage_region *region;
 
     if (!state || !state->shared)
-        return MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     region = &state->region;
     if (rank == MPI_PROC_NULL) {
         /* As MPI: the first segment of non-zero size, or size 0 when all are empty. */

@@ -80,7 +80,7 @@ int mpix_storage_begin(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm com
     rc = mpix_agree(comm, rc);
     if (rc != MPI_SUCCESS)
         return rc;
-    return MPI_Allreduce(&config->storage, any_storage, 1, MPI_INT, MPI_LOR, comm);
+    return PMPI_Allreduce(&config->storage, any_storage, 1, MPI_INT, MPI_LOR, comm);
 }
 
 /* Collective: how many of this rank's @size bytes stay in memory (factor, or auto). */
@@ -91,17 +91,22 @@ static int memory_bytes_of(MPI_Comm comm, const mpix_storage_config *config, lon
     double fraction = !config->storage ? 1.0 : config->factor;
     long long storage_bytes;
 
-    rc = MPI_Allreduce(&auto_here, &auto_anywhere, 1, MPI_INT, MPI_LOR, comm);
+    rc = PMPI_Allreduce(&auto_here, &auto_anywhere, 1, MPI_INT, MPI_LOR, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     if (auto_anywhere) {
         MPI_Comm node_comm;
         long long request = auto_here ? size : (long long)(fraction * (double)size);
-        rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+        rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
         if (rc != MPI_SUCCESS)
             return rc;
-        long long share = mpix_storage_fair_share(node_comm, request, mpix_storage_node_memory(config->node_memory));
-        MPI_Comm_free(&node_comm);
+        long long share = 0;
+        rc = mpix_storage_fair_share(node_comm, request, mpix_storage_node_memory(config->node_memory), &share);
+        int free_rc = PMPI_Comm_free(&node_comm);
+        if (rc == MPI_SUCCESS)
+            rc = free_rc;
+        if (rc != MPI_SUCCESS)
+            return rc;
         if (auto_here) {
             fraction = size > 0 ? (double)share / (double)size : 1.0;
             if (config->verbose)
@@ -119,12 +124,16 @@ int mpix_storage_plan(mpix_storage_window *state, MPI_Comm comm, const mpix_stor
     long long memory_bytes = size;
     int rc;
 
-    MPI_Comm_rank(comm, &state->rank);
+    long long storage_offset = 0;
+    if ((rc = PMPI_Comm_rank(comm, &state->rank)) != MPI_SUCCESS)
+        return rc;
     rc = memory_bytes_of(comm, config, size, &memory_bytes);
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_region_open(&state->region, config, size - memory_bytes);
     /* Collective: every rank takes part, failed or not. */
-    long long storage_offset = mpix_storage_region_layout(&state->region, comm, size - memory_bytes);
+    int layout_rc = mpix_storage_region_layout(&state->region, comm, size - memory_bytes, &storage_offset);
+    if (rc == MPI_SUCCESS)
+        rc = layout_rc;
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_region_prepare(&state->region, size, disp_unit, memory_bytes, storage_offset, shareable);
     return rc;
@@ -138,7 +147,7 @@ int mpix_storage_expose(mpix_storage_window *state, void *base, MPI_Aint size, i
         rc = mpix_storage_window_attach_state(*win, state);
     if (rc != MPI_SUCCESS) {
         if (*win != MPI_WIN_NULL)
-            MPI_Win_free(win);
+            (void)PMPI_Win_free(win); /* cleanup: rc is the error to report */
         return mpix_storage_abandon(state, comm, rc, win);
     }
     mpix_storage_region_describe(&state->region, call);
@@ -154,15 +163,17 @@ int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Inf
 
     /* MPI would raise its bare code on the user's handler first; mpix raises its own,
      * which says what to do. */
-    MPI_Comm_get_errhandler(comm, &previous);
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    rc = MPI_Win_create(base, size, disp_unit, info, comm, win);
-    MPI_Comm_set_errhandler(comm, previous);
-    MPI_Errhandler_free(&previous);
-    if (rc == MPI_SUCCESS)
+    if ((rc = PMPI_Comm_get_errhandler(comm, &previous)) != MPI_SUCCESS ||
+        (rc = PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN)) != MPI_SUCCESS)
         return rc;
-    MPI_Comm_size(comm, &ranks);
-    MPI_Error_string(rc, reason, &length);
+    rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    int restore_rc = PMPI_Comm_set_errhandler(comm, previous);
+    if (restore_rc == MPI_SUCCESS)
+        restore_rc = PMPI_Errhandler_free(&previous);
+    if (rc == MPI_SUCCESS)
+        return restore_rc;
+    if (PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || PMPI_Error_string(rc, reason, &length) != MPI_SUCCESS)
+        return rc;
 #if defined(OPEN_MPI)
     if (ranks == 1)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
@@ -190,7 +201,7 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (!any_storage)
-        return MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 
     state = mpix_storage_window_new();
     if (!state)
@@ -210,10 +221,12 @@ MPIX_API int MPIX_Win_free(MPI_Win *win)
     mpix_storage_window *state = win ? mpix_storage_window_of(*win) : NULL;
     int rc;
 
+    if (!win)
+        return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Win_free: win is NULL"));
     if (!state)
-        return MPI_Win_free(win);
+        return PMPI_Win_free(win);
     state->freeing = 1;
-    rc = MPI_Win_free(win);
+    rc = PMPI_Win_free(win);
     if (rc != MPI_SUCCESS) {
         state->freeing = 0;
         return rc;
@@ -230,15 +243,18 @@ static int sync_window_copies(MPI_Win win)
     MPI_Errhandler previous;
     int rc, error_class, *model, found = 0;
 
-    MPI_Win_get_errhandler(win, &previous);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    rc = MPI_Win_sync(win);
-    MPI_Win_set_errhandler(win, previous);
-    MPI_Errhandler_free(&previous);
-    if (rc == MPI_SUCCESS)
+    if ((rc = PMPI_Win_get_errhandler(win, &previous)) != MPI_SUCCESS ||
+        (rc = PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN)) != MPI_SUCCESS)
         return rc;
-    MPI_Error_class(rc, &error_class);
-    MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &found);
+    rc = PMPI_Win_sync(win);
+    int restore_rc = PMPI_Win_set_errhandler(win, previous);
+    if (restore_rc == MPI_SUCCESS)
+        restore_rc = PMPI_Errhandler_free(&previous);
+    if (rc == MPI_SUCCESS)
+        return restore_rc;
+    if (PMPI_Error_class(rc, &error_class) != MPI_SUCCESS ||
+        PMPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &found) != MPI_SUCCESS)
+        return rc;
     if (error_class == MPI_ERR_RMA_SYNC && found && *model == MPI_WIN_UNIFIED) {
         atomic_thread_fence(memory_order_seq_cst);
         return MPI_SUCCESS;
@@ -252,7 +268,7 @@ MPIX_API int MPIX_Win_sync(MPI_Win win)
     int rc;
 
     if (!state)
-        return MPI_Win_sync(win);
+        return PMPI_Win_sync(win);
     rc = sync_window_copies(win);
     if (rc != MPI_SUCCESS)
         return mpix_raise_win(win, rc);
@@ -265,8 +281,23 @@ MPIX_API int MPIX_Win_sync(MPI_Win win)
 MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
 {
     mpix_storage_window *state;
-    int rc = MPI_Win_flush(rank, win);
+    MPI_Group group;
+    int ranks = 0, rc = PMPI_Win_get_group(win, &group);
 
+    /* Not every MPI checks the rank of a flush (Open MPI 4.1's osc/sm does not). */
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Group_size(group, &ranks);
+        int free_rc = PMPI_Group_free(&group);
+        if (rc == MPI_SUCCESS)
+            rc = free_rc;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= ranks))
+        return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
+                                              "MPIX_Win_flush_storage: rank %d is out of range (the window has %d)",
+                                              rank, ranks));
+    rc = PMPI_Win_flush(rank, win);
     if (rc != MPI_SUCCESS || !(state = mpix_storage_window_of(win)) || rank == MPI_PROC_NULL)
         return rc;
     if (state->shared && rank >= 0 && rank < state->region.segment_count)

@@ -50,21 +50,21 @@ enum { SIGHT_BITS = 8 };            /* an entry: unit number << SIGHT_BITS | sig
  * touch (a few ns a block), instead of taking every unit of the extent. */
 enum { TOUCH_WALK_BLOCKS_PER_UNIT = 4 };
 
-static uint64_t *entry_of(mpix_zcopy_process *process, uintptr_t unit)
+static _Atomic uint64_t *entry_of(mpix_zcopy_process *process, uintptr_t unit)
 {
     return &process->collapse_sights[(unit ^ unit >> 7) % MPIX_ZCOPY_COLLAPSE_UNITS];
 }
 
-static void set_sights(uint64_t *entry, uintptr_t unit, uint64_t sights)
+static void set_sights(_Atomic uint64_t *entry, uintptr_t unit, uint64_t sights)
 {
-    __atomic_store_n(entry, (uint64_t)unit << SIGHT_BITS | sights, __ATOMIC_RELAXED);
+    atomic_store_explicit(entry, (uint64_t)unit << SIGHT_BITS | sights, memory_order_relaxed);
 }
 
 /* Counts a sight of @unit; 1 when it is due for folding. Past this call's budget
  * (@budget_left 0) a due unit is counted as seen once, so it is due again next time. */
-static int sighted(uint64_t *entry, uintptr_t unit, int budget_left)
+static int sighted(_Atomic uint64_t *entry, uintptr_t unit, int budget_left)
 {
-    uint64_t seen = __atomic_load_n(entry, __ATOMIC_RELAXED);
+    uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
     uint64_t sights = seen >> SIGHT_BITS == unit ? (seen & ((1u << SIGHT_BITS) - 1)) + 1 : 1;
     if (sights > REFOLD_SIGHTS || (sights == 2 && !budget_left))
         sights = 1;
@@ -75,7 +75,7 @@ static int sighted(uint64_t *entry, uintptr_t unit, int budget_left)
 /* Folds @unit if this sight makes it due; spends one of @budget's folds when it does. */
 static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
 {
-    uint64_t *entry = entry_of(zc->process, unit);
+    _Atomic uint64_t *entry = entry_of(zc->process, unit);
     if (!sighted(entry, unit, *budget > 0))
         return;
     --*budget;

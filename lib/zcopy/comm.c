@@ -93,25 +93,31 @@ static int translate_peers(MPI_Comm comm, mpix_zcopy_comm *zc)
 {
     int inter = 0, rc;
     MPI_Group peers, world;
-    MPI_Comm_test_inter(comm, &inter);
-    rc = inter ? MPI_Comm_remote_group(comm, &peers) : MPI_Comm_group(comm, &peers);
+    if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
+        return rc;
+    rc = inter ? PMPI_Comm_remote_group(comm, &peers) : PMPI_Comm_group(comm, &peers);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
-    MPI_Group_size(peers, &zc->peers);
+    if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world)) != MPI_SUCCESS) {
+        (void)PMPI_Group_free(&peers); /* cleanup: rc is the error to report */
+        return rc;
+    }
+    if ((rc = PMPI_Group_size(peers, &zc->peers)) != MPI_SUCCESS)
+        zc->peers = 0;
     int *ranks = malloc(zc->peers * sizeof *ranks);
     zc->world_rank = malloc(zc->peers * sizeof *zc->world_rank);
-    if (!ranks || !zc->world_rank)
+    if (rc == MPI_SUCCESS && (!ranks || !zc->world_rank))
         rc = MPI_ERR_NO_MEM;
-    else {
+    else if (rc == MPI_SUCCESS) {
         for (int i = 0; i < zc->peers; i++)
             ranks[i] = i;
-        rc = MPI_Group_translate_ranks(peers, zc->peers, ranks, world, zc->world_rank);
+        rc = PMPI_Group_translate_ranks(peers, zc->peers, ranks, world, zc->world_rank);
     }
     free(ranks);
-    MPI_Group_free(&peers);
-    MPI_Group_free(&world);
-    return rc;
+    int free_rc = PMPI_Group_free(&peers);
+    if (free_rc == MPI_SUCCESS)
+        free_rc = PMPI_Group_free(&world);
+    return rc != MPI_SUCCESS ? rc : free_rc;
 }
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
@@ -241,8 +247,9 @@ int mpix_zcopy_global_add(mpix_zcopy_comm *zc, uint64_t global_id, MPI_Datatype 
     if (!entry)
         return MPI_ERR_NO_MEM;
     MPI_Aint lb;
-    MPI_Type_get_extent(type, &lb, &entry->extent);
-    int rc = mpix_layout_of_element(type, &entry->element);
+    int rc = PMPI_Type_get_extent(type, &lb, &entry->extent);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_layout_of_element(type, &entry->element);
     if (rc != MPI_SUCCESS) {
         free(entry);
         return rc;

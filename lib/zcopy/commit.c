@@ -3,6 +3,7 @@
  * communicator (seed 004's collective datatype creation), so that no process ever reads
  * a peer's layout for this type: the peer's layout is its own. */
 #include "zcopy.h"
+#include "common/arguments.h"
 #include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
@@ -12,12 +13,18 @@
 MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc = NULL;
-    int inter = 0, rc = MPI_Comm_test_inter(comm, &inter);
+    int inter = 0, rc;
+    if (!datatype || *datatype == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL)
+        return mpix_raise_comm_or_world(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_commit_comm: %s",
+                                                         !datatype ? "datatype is NULL"
+                                                         : comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
+                                                                                 : "*datatype is MPI_DATATYPE_NULL"));
+    rc = PMPI_Comm_test_inter(comm, &inter);
     if (rc == MPI_SUCCESS && inter)
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_commit_comm: an intercommunicator cannot agree on one id; "
                                                "use an intracommunicator");
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_commit(datatype);
+        rc = PMPI_Type_commit(datatype);
     if (rc == MPI_SUCCESS)
         rc = mpix_zcopy_comm_get(comm, &zc);
     if (inter)
@@ -27,7 +34,7 @@ MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
 
     /* Ids above every id any member has used are new to all of them. */
     uint64_t proposal = zc->process->next_global_id + 1, agreed = 0;
-    rc = MPI_Allreduce(&proposal, &agreed, 1, MPI_UINT64_T, MPI_MAX, comm);
+    rc = PMPI_Allreduce(&proposal, &agreed, 1, MPI_UINT64_T, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     zc->process->next_global_id = agreed;
@@ -46,12 +53,17 @@ MPIX_API int MPIX_Type_free_comm(MPI_Datatype *datatype, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
     uint64_t global_id = 0;
+    if (!datatype || *datatype == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL)
+        return mpix_raise_comm_or_world(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_free_comm: %s",
+                                                         !datatype ? "datatype is NULL"
+                                                         : comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
+                                                                                 : "*datatype is MPI_DATATYPE_NULL"));
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc == MPI_SUCCESS && !mpix_type_is_named(*datatype))
         rc = mpix_type_get_global_id(*datatype, comm, &global_id);
     if (rc == MPI_SUCCESS && global_id)
         mpix_zcopy_global_remove(zc, global_id);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_free(datatype);
+        rc = PMPI_Type_free(datatype);
     return mpix_raise_comm(comm, rc);
 }

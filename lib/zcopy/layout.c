@@ -75,14 +75,17 @@ static int named_layout(MPI_Datatype type, mpix_layout *out)
 {
     int size;
     MPI_Aint lb, extent;
-    MPI_Type_size(type, &size);
-    MPI_Type_get_extent(type, &lb, &extent);
+    int rc = PMPI_Type_size(type, &size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_extent(type, &lb, &extent);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (size == extent)
         return mpix_layout_append(out, lb, size);
 #define PAIR(mpi_type, c_type)                                                                              \
     if (type == mpi_type) {                                                                                 \
         struct pair { c_type value; int index; };                                                           \
-        int rc = mpix_layout_append(out, offsetof(struct pair, value), sizeof(c_type));                     \
+        rc = mpix_layout_append(out, offsetof(struct pair, value), sizeof(c_type));                         \
         return rc != MPI_SUCCESS ? rc : mpix_layout_append(out, offsetof(struct pair, index), sizeof(int)); \
     }
     PAIR(MPI_FLOAT_INT, float)
@@ -105,8 +108,8 @@ typedef struct contents {
 static void contents_free(contents *c)
 {
     for (int i = 0; i < c->ntypes; i++)
-        if (!mpix_type_is_named(c->types[i]))
-            MPI_Type_free(&c->types[i]);
+        if (!mpix_type_is_named(c->types[i]) && PMPI_Type_free(&c->types[i]) != MPI_SUCCESS)
+            break; /* a handle MPI no longer knows: the rest are no better */
     free(c->ints);
     free(c->addresses);
     free(c->types);
@@ -115,8 +118,8 @@ static void contents_free(contents *c)
 static MPI_Aint extent_of(MPI_Datatype type)
 {
     MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    return extent;
+    /* Only called on types the envelope query has accepted. */
+    return PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS ? extent : 0;
 }
 
 /* One element of a row-major or column-major box: the odometer visits @counts[d]
@@ -231,7 +234,7 @@ static int get_contents(MPI_Datatype type, int ni, int na, int nt, contents *c)
         contents_free(c);
         return MPI_ERR_NO_MEM;
     }
-    int rc = MPI_Type_get_contents(type, ni, na, nt, c->ints, c->addresses, c->types);
+    int rc = PMPI_Type_get_contents(type, ni, na, nt, c->ints, c->addresses, c->types);
     if (rc == MPI_SUCCESS)
         c->ntypes = nt;
     return rc;
@@ -285,7 +288,7 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element)
     int ni, na, nt, combiner, rc;
     contents c;
     memset(element, 0, sizeof *element);
-    rc = MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+    rc = PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
     if (rc != MPI_SUCCESS)
         return rc;
     switch (combiner) {
@@ -295,8 +298,8 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element)
     case MPI_COMBINER_F90_COMPLEX:
     case MPI_COMBINER_F90_INTEGER: {
         int size;
-        MPI_Type_size(type, &size);
-        return mpix_layout_append(element, 0, size);
+        rc = PMPI_Type_size(type, &size);
+        return rc != MPI_SUCCESS ? rc : mpix_layout_append(element, 0, size);
     }
     }
     rc = get_contents(type, ni, na, nt, &c);

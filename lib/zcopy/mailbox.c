@@ -65,8 +65,8 @@ int mpix_zcopy_slot_take(mpix_zcopy_process *process)
 {
     for (int index = 0; process->mailbox && index < process->slots_in_use; index++) {
         int32_t free_slot = 0;
-        if (__atomic_compare_exchange_n(&process->mailbox[index].taken, &free_slot, 1, 0, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED))
+        if (atomic_compare_exchange_strong_explicit(&process->mailbox[index].taken, &free_slot, 1,
+                                                    memory_order_acquire, memory_order_relaxed))
             return index;
     }
     return -1;
@@ -74,7 +74,7 @@ int mpix_zcopy_slot_take(mpix_zcopy_process *process)
 
 void mpix_zcopy_slot_release(mpix_zcopy_process *process, int index)
 {
-    __atomic_store_n(&process->mailbox[index].taken, 0, __ATOMIC_RELEASE);
+    atomic_store_explicit(&process->mailbox[index].taken, 0, memory_order_release);
 }
 
 mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid, int fd)

@@ -10,10 +10,12 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
     int lengths[2] = { (int)sizeof *header, count };
     MPI_Aint at[2];
     MPI_Datatype types[2] = { MPI_BYTE, datatype };
-    MPI_Get_address(header, &at[0]);
-    MPI_Get_address(buf, &at[1]);
-    int rc = MPI_Type_create_struct(2, lengths, at, types, message);
-    if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(message)) != MPI_SUCCESS)
-        MPI_Type_free(message);
+    int rc = PMPI_Get_address(header, &at[0]);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Get_address(buf, &at[1]);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_create_struct(2, lengths, at, types, message);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(message)) != MPI_SUCCESS)
+        (void)PMPI_Type_free(message); /* the commit's error is the one to report */
     return rc;
 }

@@ -41,7 +41,8 @@ static uint32_t node_key(long long node_ranks)
     stat("/proc/self/ns/pid", &pid_namespace);
     gethostname(host, sizeof host - 1);
     int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
+        node_ranks = 0; /* no virtual nodes without a rank to place */
     int length = snprintf(identity, sizeof identity, "%s|%lu|%s|%lld", boot, (unsigned long)pid_namespace.st_ino,
                           host, node_ranks > 0 ? world_rank / node_ranks : 0);
     unsigned key;
@@ -63,7 +64,10 @@ static int process_create(void **state)
     mpix_zcopy_process *process = calloc(1, sizeof *process);
     if (!process)
         return MPI_ERR_NO_MEM;
-    MPI_Comm_size(MPI_COMM_WORLD, &process->world_size);
+    if (PMPI_Comm_size(MPI_COMM_WORLD, &process->world_size) != MPI_SUCCESS) {
+        free(process);
+        return MPI_ERR_INTERN;
+    }
     process->pid = getpid();
     process->mailbox_fd = -1;
     /* Mapped, not malloc'd: a peer's late write after MPI_Finalize unmapped it fails

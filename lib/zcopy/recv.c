@@ -4,6 +4,7 @@
  * datatype: data sent inline lands in place, and a zero-copy header says where to read
  * the sender's memory. */
 #include "zcopy.h"
+#include "common/arguments.h"
 #include "common/api.h"
 #include "common/error.h"
 #include "common/relax.h"
@@ -41,9 +42,9 @@ static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zco
 static int32_t wait_for_sender(const mpix_zcopy_slot *slot)
 {
     int32_t finished;
-    for (unsigned long poll = 0; (finished = __atomic_load_n(&slot->finished, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING;
+    for (unsigned long poll = 0; (finished = atomic_load_explicit(&slot->finished, memory_order_acquire)) == MPIX_ZCOPY_PENDING;
          poll++)
-        mpix_backoff(poll);
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     return finished;
 }
 
@@ -55,14 +56,14 @@ static void ask_for_help(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, void *buf, 
     slot->receiver_pid = zc->process->pid;
     slot->split = split;
     mpix_zcopy_layout_ref_set(&slot->receiver, buf, count, local, comm);
-    __atomic_store_n(&slot->state, MPIX_ZCOPY_HELP, __ATOMIC_RELEASE);
+    atomic_store_explicit(&slot->state, MPIX_ZCOPY_HELP, memory_order_release);
 }
 
 /* Ends the message for the sender, which waits for this whatever happened here. */
 static void end_message(mpix_zcopy_slot *slot, const mpix_zcopy_header *header, int32_t outcome)
 {
     if (slot)
-        __atomic_store_n(&slot->state, outcome, __ATOMIC_RELEASE);
+        atomic_store_explicit(&slot->state, outcome, memory_order_release);
     else /* the mailbox could not be mapped (it was, when this sender was answered) */
         mpix_zcopy_write_remote(header->pid,
                                 header->mailbox_address + header->slot * sizeof(mpix_zcopy_slot) +
@@ -135,11 +136,11 @@ static int receive_unfitting(MPI_Message *message, int length, void *buf, int co
     char *packed = malloc(length > 0 ? length : 1);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    int position = 0, rc = MPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
+    int position = 0, rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && length >= (int)sizeof *header) {
-        MPI_Unpack(packed, length, &position, header, sizeof *header, MPI_BYTE, comm);
-        if (header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS)
-            rc = MPI_Unpack(packed, length, &position, buf, count, datatype, comm);
+        rc = PMPI_Unpack(packed, length, &position, header, sizeof *header, MPI_BYTE, comm);
+        if (rc == MPI_SUCCESS && header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS)
+            rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
     }
     free(packed);
     return rc;
@@ -158,19 +159,22 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         return rc;
     if (count < 0)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: count %d is negative", count);
-    if ((rc = MPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
+    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
     capacity = type_size * count;
-    if ((rc = MPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
+    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
         return rc;
-    MPI_Get_count(&matched, MPI_BYTE, &length);
+    if ((rc = PMPI_Get_count(&matched, MPI_BYTE, &length)) != MPI_SUCCESS)
+        return rc;
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     int fits = length >= (int)sizeof header && length - (MPI_Count)sizeof header <= capacity;
     if (fits) {
         MPI_Datatype posted;
         if ((rc = mpix_zcopy_message_type(&header, buf, count, datatype, &posted)) == MPI_SUCCESS) {
-            rc = MPI_Mrecv(MPI_BOTTOM, 1, posted, &message, MPI_STATUS_IGNORE);
-            MPI_Type_free(&posted);
+            rc = PMPI_Mrecv(MPI_BOTTOM, 1, posted, &message, MPI_STATUS_IGNORE);
+            int free_rc = PMPI_Type_free(&posted);
+            if (rc == MPI_SUCCESS)
+                rc = free_rc;
         }
     } else
         rc = receive_unfitting(&message, length, buf, count, datatype, &header, comm);
@@ -198,13 +202,17 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         }
     }
     int error_class = MPI_SUCCESS;
-    MPI_Error_class(rc, &error_class);
+    if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &error_class) != MPI_SUCCESS)
+        return rc;
     if (status != MPI_STATUS_IGNORE && (rc == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE)) {
         status->MPI_SOURCE = matched.MPI_SOURCE;
         status->MPI_TAG = matched.MPI_TAG;
         status->MPI_ERROR = rc;
-        MPI_Status_set_cancelled(status, 0);
-        MPI_Status_set_elements_x(status, MPI_BYTE, header.bytes < capacity ? header.bytes : capacity);
+        int status_rc = PMPI_Status_set_cancelled(status, 0);
+        if (status_rc == MPI_SUCCESS)
+            status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, header.bytes < capacity ? header.bytes : capacity);
+        if (rc == MPI_SUCCESS)
+            rc = status_rc;
     }
     return rc;
 }
@@ -212,12 +220,17 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                              MPI_Status *status)
 {
+    int check_rc = mpix_check_transfer("MPIX_Recv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
+    if (check_rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, check_rc);
     if (source == MPI_PROC_NULL) {
         if (status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = MPI_PROC_NULL;
             status->MPI_TAG = MPI_ANY_TAG;
-            MPI_Status_set_cancelled(status, 0);
-            MPI_Status_set_elements_x(status, MPI_BYTE, 0);
+            int rc = PMPI_Status_set_cancelled(status, 0);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
+            return mpix_raise_comm(comm, rc);
         }
         return MPI_SUCCESS;
     }

@@ -3,6 +3,7 @@
  * that carries the user's envelope, and for a zero-copy message wait until the receiver
  * has read the data. */
 #include "zcopy.h"
+#include "common/arguments.h"
 #include "common/api.h"
 #include "common/error.h"
 #include "common/relax.h"
@@ -37,7 +38,7 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
     }
     mpix_zcopy_comm_leave(zc);
     /* Release: the receiver that reads DONE then reads the bytes this process wrote. */
-    __atomic_store_n(&slot->finished, outcome, __ATOMIC_RELEASE);
+    atomic_store_explicit(&slot->finished, outcome, memory_order_release);
 }
 
 /* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
@@ -48,7 +49,7 @@ static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int de
 {
     int32_t state;
     int helped = 0;
-    for (unsigned long poll = 0; (state = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE)) == MPIX_ZCOPY_PENDING ||
+    for (unsigned long poll = 0; (state = atomic_load_explicit(&slot->state, memory_order_acquire)) == MPIX_ZCOPY_PENDING ||
                                  state == MPIX_ZCOPY_HELP;
          poll++) {
         if (state == MPIX_ZCOPY_HELP && !helped) {
@@ -59,9 +60,10 @@ static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int de
         }
         if (poll >= 64 && poll % 256 == 0) {
             int flag;
-            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+            /* Only to make MPI progress for the receiver; a failure shows in its own calls. */
+            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
         }
-        mpix_backoff(poll);
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
 }
 
@@ -70,7 +72,8 @@ static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int de
 static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_header *header)
 {
     mpix_zcopy_slot *slot = &zc->process->mailbox[index];
-    slot->state = slot->finished = MPIX_ZCOPY_PENDING;
+    atomic_store_explicit(&slot->state, MPIX_ZCOPY_PENDING, memory_order_relaxed);
+    atomic_store_explicit(&slot->finished, MPIX_ZCOPY_PENDING, memory_order_relaxed);
     header->slot = index;
     return slot;
 }
@@ -88,8 +91,10 @@ static int send_inline(mpix_zcopy_comm *zc, int kind, int slot_index, const void
     header->kind = kind;
     int rc = mpix_zcopy_message_type(header, buf, count, datatype, &message);
     if (rc == MPI_SUCCESS) {
-        rc = MPI_Send(MPI_BOTTOM, 1, message, dest, tag, comm);
-        MPI_Type_free(&message);
+        rc = PMPI_Send(MPI_BOTTOM, 1, message, dest, tag, comm);
+        int free_rc = PMPI_Type_free(&message);
+        if (rc == MPI_SUCCESS)
+            rc = free_rc;
     }
     if (rc == MPI_SUCCESS && slot)
         wait_for_receiver(zc, slot, dest, buf, NULL, header->bytes, comm);
@@ -108,7 +113,7 @@ static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int co
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
     mpix_zcopy_collapse(zc, buf, view->layout);   /* before the receiver pins its pages */
-    int rc = MPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
+    int rc = PMPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
     if (rc == MPI_SUCCESS)
         wait_for_receiver(zc, slot, dest, buf, view->layout, header->bytes, comm);
     return rc;
@@ -127,14 +132,14 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     if (dest < 0 || dest >= zc->peers)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Send_zcopy: destination %d is not a rank of 0..%d", dest,
                           zc->peers - 1);
-    if ((rc = MPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
+    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
 
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[dest];
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
     int zero_copy = zc->enabled && entry && process->mailbox;
-    int attachable = zero_copy && entry->can_read_me;
+    int attachable = zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
     mpix_zcopy_header header = { .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
                                  .node_key = process->node_key, .pid = process->pid, .slot = -1,
                                  .mailbox_fd = process->mailbox_fd, .mailbox_address = (uintptr_t)process->mailbox };
@@ -154,7 +159,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
      * untimed. */
     if (slot < 0)
         kind = MPIX_ZCOPY_MPI, timed = 0;
-    double start = MPI_Wtime();
+    double start = PMPI_Wtime();
     zc->stats.sent[kind]++;
     if (kind == MPIX_ZCOPY_RTS)
         rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
@@ -163,13 +168,16 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     if (slot >= 0)
         mpix_zcopy_slot_release(process, slot);
     if (timed && rc == MPI_SUCCESS)
-        mpix_zcopy_path_sample(view.layout, kind, MPI_Wtime() - start);
+        mpix_zcopy_path_sample(view.layout, kind, PMPI_Wtime() - start);
     mpix_layout_view_release(&view);
     return rc;
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    int rc = mpix_check_transfer("MPIX_Send_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, rc);
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     return mpix_raise_comm(comm, send_checked(buf, count, datatype, dest, tag, comm));

@@ -22,7 +22,7 @@ typedef struct type_cache {
     uint64_t id;
     uint64_t global_id;
     MPI_Comm global_comm;
-    int users;                /* views of the expansion not yet released (atomic; raised under the lock) */
+    _Atomic int users;        /* views of the expansion not yet released (atomic; raised under the lock) */
 } type_cache;
 
 static pthread_mutex_t type_cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -52,10 +52,11 @@ static int cache_of(MPI_Datatype type, type_cache **result)
     if (!cache)
         return MPI_ERR_NO_MEM;
     MPI_Aint lb;
-    MPI_Type_get_extent(type, &lb, &cache->extent);
     cache->count = -1;
     cache->global_comm = MPI_COMM_NULL;
-    rc = mpix_layout_of_element(type, &cache->element);
+    rc = PMPI_Type_get_extent(type, &lb, &cache->extent);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_layout_of_element(type, &cache->element);
     if (rc == MPI_SUCCESS)
         rc = mpix_type_attr_set(type, &type_cache_keyval, cache);
     if (rc != MPI_SUCCESS) {
@@ -77,8 +78,9 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
          * element), so building one per call costs nothing worth caching. */
         mpix_layout element = { 0 };
         MPI_Aint lb, extent;
-        MPI_Type_get_extent(type, &lb, &extent);
-        int rc = mpix_layout_of_element(type, &element);
+        int rc = PMPI_Type_get_extent(type, &lb, &extent);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_layout_of_element(type, &element);
         if (rc == MPI_SUCCESS)
             rc = mpix_layout_repeat(&element, count, extent, &view->owned);
         mpix_layout_free(&element);
@@ -88,7 +90,7 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
     type_cache *cache;
     pthread_mutex_lock(&type_cache_lock);
     int rc = cache_of(type, &cache);
-    if (rc == MPI_SUCCESS && cache->count != count && __atomic_load_n(&cache->users, __ATOMIC_ACQUIRE) > 0) {
+    if (rc == MPI_SUCCESS && cache->count != count && atomic_load_explicit(&cache->users, memory_order_acquire) > 0) {
         /* Another thread's message still uses the expansion: this call's is its own. */
         rc = mpix_layout_repeat(&cache->element, count, cache->extent, &view->owned);
         view->layout = &view->owned;
@@ -110,7 +112,7 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
         }
     }
     if (rc == MPI_SUCCESS) {
-        __atomic_fetch_add(&cache->users, 1, __ATOMIC_ACQ_REL);
+        atomic_fetch_add_explicit(&cache->users, 1, memory_order_acq_rel);
         view->cache = cache;
         view->layout = &cache->expanded;
         view->id = cache->id;
@@ -125,7 +127,7 @@ void mpix_layout_view_release(mpix_layout_view *view)
 {
     type_cache *cache = view->cache;
     if (cache) {
-        __atomic_fetch_sub(&cache->users, 1, __ATOMIC_ACQ_REL);
+        atomic_fetch_sub_explicit(&cache->users, 1, memory_order_acq_rel);
         view->cache = NULL;
     }
     mpix_layout_free(&view->owned);

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include "common/datatype.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -82,8 +83,8 @@ int mpix_type_get_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t *global_i
 /* What a peer writes into this process's directory, by cross-memory attach, once it has
  * proved it can: its pid, and 1. Read-only for this process. */
 typedef struct mpix_zcopy_directory_entry {
-    volatile int32_t pid;
-    volatile int32_t can_read_me;
+    _Atomic int32_t pid;          /* written by the peer's process_vm_writev */
+    _Atomic int32_t can_read_me;
 } mpix_zcopy_directory_entry;
 
 enum { MPIX_ZCOPY_ACCESS_UNKNOWN = 0, MPIX_ZCOPY_ACCESS_OK = 1, MPIX_ZCOPY_ACCESS_REFUSED = 2 };
@@ -113,7 +114,7 @@ typedef struct mpix_zcopy_process {
     int slots_in_use;                        /* MPIX_ZCOPY_SLOTS (hint): how many a send may take */
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
-    uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
+    _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
 } mpix_zcopy_process;
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);
@@ -247,9 +248,9 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
  * [split, bytes) into the receiver's layout with process_vm_writev while the receiver
  * reads [0, split): two cores each copy a part of the one copy. */
 struct mpix_zcopy_slot {
-    _Alignas(64) int32_t taken;   /* a send of this process owns the slot */
-    int32_t state;                /* PENDING, HELP, then DONE or ABANDONED */
-    int32_t finished;             /* the sender's part: PENDING, DONE or ABANDONED */
+    _Alignas(64) _Atomic int32_t taken; /* a send of this process owns the slot */
+    _Atomic int32_t state;              /* PENDING, HELP, then DONE or ABANDONED */
+    _Atomic int32_t finished;           /* the sender's part: PENDING, DONE or ABANDONED */
     int32_t receiver_pid;
     int64_t split;
     mpix_zcopy_layout_ref receiver;

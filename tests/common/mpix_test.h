@@ -6,6 +6,7 @@
 #define MPIX_TEST_H
 
 #include <mpi.h>
+#include <mpix/mpix.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -49,6 +50,37 @@ static inline const char *mpix_test_error_string(int code)
 
 /* MPI_Init, this rank and the job size, and MPI_ERRORS_RETURN on MPI_COMM_WORLD so that
  * tests see the codes that calls return. */
+/* Whether @code is an error of mpix category @kind (MPIX_ERRKIND_*). */
+static inline int mpix_test_is_kind(int code, int kind)
+{
+    int error_class = MPI_SUCCESS, kind_class = -1;
+    if (code == MPI_SUCCESS || MPI_Error_class(code, &error_class) != MPI_SUCCESS ||
+        MPIX_Query_error_class(kind, &kind_class) != MPI_SUCCESS)
+        return 0;
+    return error_class == kind_class;
+}
+
+/* A call MPI would reject must return an error (with MPI_ERRORS_RETURN in force), not
+ * crash and not succeed. */
+#define EXPECT_ERROR(call, what)                                                                             \
+    do {                                                                                                     \
+        int expect_rc_ = (call);                                                                             \
+        CHECK(expect_rc_ != MPI_SUCCESS, "%s: %s succeeded", what, #call);                                   \
+        if (expect_rc_ != MPI_SUCCESS && getenv("MPIX_TEST_VERBOSE"))                                        \
+            printf("%s: %s\n", what, mpix_test_error_string(expect_rc_));                                    \
+    } while (0)
+
+/* A performance variable of mpix (MPIX_Pvar_read); aborts the job if it is unknown. */
+static inline long long mpix_test_pvar(const char *name, MPI_Comm comm)
+{
+    MPI_Count value = 0;
+    if (MPIX_Pvar_read(name, comm, &value) != MPI_SUCCESS) {
+        fprintf(stderr, "MPIX_Pvar_read(%s) failed\n", name);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return (long long)value;
+}
+
 static inline void mpix_test_start(int *argc, char ***argv, int *rank, int *ranks)
 {
     MPI_Init(argc, argv);

@@ -7,7 +7,6 @@
  * included) or late. It runs once with the blocking MPI calls and once guarded; the
  * arenas and every status must be identical. MPIX_TEST_GUARD_SEED picks the program. */
 #include "mpix_test.h"
-#include "guard/guard.h"
 
 #include <mpix/guard.h>
 
@@ -188,12 +187,13 @@ int main(int argc, char **argv)
         CHECK(first == ARENA, "program %llu: arenas differ first at byte %zu", program, first);
     }
 
-    mpix_guard_state *state = mpix_guard_state_current();
-    if (ranks > 1 && state && state->active && state->poll_ns == 0)
-        CHECK(state->stats.conflict_waits > 0 && state->stats.faults > 0 &&
-                  (state->copy_bytes >= MAX_BYTES || state->stats.sends_in_place > 0),
-              "the program should exercise shared pages (conflict waits %lu), faults (%lu), in-place sends (%lu)",
-              state->stats.conflict_waits, state->stats.faults, state->stats.sends_in_place);
+#define PVAR(name) mpix_test_pvar("guard." name, MPI_COMM_NULL)
+    if (ranks > 1 && PVAR("active") && PVAR("poll_ns") == 0)
+        CHECK(PVAR("conflict_waits") > 0 && PVAR("faults") > 0 &&
+                  (PVAR("copy_bytes") >= MAX_BYTES || PVAR("sends_in_place") > 0),
+              "the program should exercise shared pages (conflict waits %lld), faults (%lld), in-place sends (%lld)",
+              PVAR("conflict_waits"), PVAR("faults"), PVAR("sends_in_place"));
+#undef PVAR
     MPI_Type_free(&strided);
     MPI_Comm_free(&wildcard_comm);
     free(expected);

@@ -84,7 +84,7 @@ typedef struct fold_counts {
     unsigned long folded, deferred, refused;
 } fold_counts;
 
-static fold_counts folds_between(mpix_zcopy_stats before, mpix_zcopy_stats after)
+static fold_counts folds_between(zcopy_counters before, zcopy_counters after)
 {
     return (fold_counts){after.collapsed_units - before.collapsed_units, after.collapse_deferred - before.collapse_deferred,
                    after.collapse_refused - before.collapse_refused};
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     unsigned long folded_in_buffer = 0, deferred_before = 0;
     fold_counts unfolded = {0, 0, 0};
     for (int round = 1; round <= 3; round++) {
-        mpix_zcopy_stats before = zcopy_stats_of(MPI_COMM_WORLD);
+        zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
         if (rank == 0) {
             for (size_t i = 0; i < doubles; i++)
                 buffer[i] = value_at(round, i);
@@ -180,9 +180,9 @@ int main(int argc, char **argv)
             }
             CHECK(wrong == 0, "round %d: %zu doubles wrong", round, wrong);
         }
-        mpix_zcopy_stats after = zcopy_stats_of(MPI_COMM_WORLD);
-        CHECK(after.sent[MPIX_ZCOPY_RTS] + after.pulled_direct + after.pulled_staged >
-                  before.sent[MPIX_ZCOPY_RTS] + before.pulled_direct + before.pulled_staged,
+        zcopy_counters after = zcopy_stats_of(MPI_COMM_WORLD);
+        CHECK(after.sent_zero_copy + after.pulled_direct + after.pulled_staged >
+                  before.sent_zero_copy + before.pulled_direct + before.pulled_staged,
               "round %d went through MPI, not zero-copy", round);
         fold_counts f = folds_between(before, after);
         unsigned long want_tried = !collapse_on ? 0 : round == 2 ? WHOLE_UNITS : round == 3 ? deferred_before : 0;
@@ -195,14 +195,14 @@ int main(int argc, char **argv)
           kib, folded_in_buffer * (UNIT >> 10));
 
     /* 1 MiB from the middle of a unit: no whole unit inside, nothing to count or fold. */
-    mpix_zcopy_stats before = zcopy_stats_of(MPI_COMM_WORLD);
+    zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
     char *middle = (char *)buffer + UNIT / 2;
     for (int round = 4; round <= 5; round++) {
         rc = rank == 0 ? MPIX_Send_zcopy(middle, 1 << 20, MPI_BYTE, 1, round, MPI_COMM_WORLD)
                        : MPIX_Recv_zcopy(middle, 1 << 20, MPI_BYTE, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
     }
-    mpix_zcopy_stats after = zcopy_stats_of(MPI_COMM_WORLD);
+    zcopy_counters after = zcopy_stats_of(MPI_COMM_WORLD);
     check_folds("no whole unit", 5, folds_between(before, after), 0, kernel_can_fold, &unfolded);
 
     /* A buffer the program marked MADV_NOHUGEPAGE: the kernel refuses the fold, which is

@@ -68,9 +68,9 @@ static void sent_by_path(unsigned long *zero_copy, unsigned long *through_mpi)
 {
     *zero_copy = *through_mpi = 0;
     for (int t = 0; t < THREADS; t++) {
-        mpix_zcopy_stats s = zcopy_stats_of(comms[t]);
-        *zero_copy += s.sent[MPIX_ZCOPY_RTS];
-        *through_mpi += s.sent[MPIX_ZCOPY_MPI];
+        zcopy_counters s = zcopy_stats_of(comms[t]);
+        *zero_copy += s.sent_zero_copy;
+        *through_mpi += s.sent_mpi;
     }
 }
 

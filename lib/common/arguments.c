@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "arguments.h"
+#include "error.h"
+
+int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
+                        MPI_Comm comm, int direction)
+{
+    int inter = 0, peers = 0, rc;
+
+    if (comm == MPI_COMM_NULL)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the communicator is MPI_COMM_NULL", call);
+    /* Count, datatype (committed), tag and communicator: as MPI itself judges them. */
+    if (direction == MPIX_SENDING)
+        rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
+    else
+        rc = PMPI_Recv((void *)buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (peer == MPI_PROC_NULL || (direction == MPIX_RECEIVING && peer == MPI_ANY_SOURCE))
+        return MPI_SUCCESS;
+    if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
+        return rc;
+    rc = inter ? PMPI_Comm_remote_size(comm, &peers) : PMPI_Comm_size(comm, &peers);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (peer < 0 || peer >= peers)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: rank %d is out of range (the communicator has %d)", call, peer,
+                          peers);
+    return MPI_SUCCESS;
+}
+
+int mpix_check_datatype(MPI_Datatype datatype, MPI_Comm comm)
+{
+    /* MPICH skips the committed check for count 0; a send to MPI_PROC_NULL reads nothing. */
+    static const char nothing_read;
+    return PMPI_Send(&nothing_read, 1, datatype, MPI_PROC_NULL, 0, comm);
+}
+
+int mpix_raise_comm_or_world(MPI_Comm comm, int code)
+{
+    return comm == MPI_COMM_NULL ? mpix_raise(code) : mpix_raise_comm(comm, code);
+}

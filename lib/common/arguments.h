@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The checks MPI makes on a point-to-point call's arguments, for mpix calls that take
+ * the same arguments but may not reach MPI with them (zero-copy, guarded transfers). */
+#ifndef MPIX_COMMON_ARGUMENTS_H
+#define MPIX_COMMON_ARGUMENTS_H
+
+#include <mpi.h>
+
+enum { MPIX_SENDING = 0, MPIX_RECEIVING = 1 };
+
+/* MPI_SUCCESS, or the error MPI gives for these arguments (a count, datatype, tag or
+ * communicator MPI rejects; an uncommitted datatype), or an MPIX_ERRKIND_ARGUMENT code
+ * naming @call and the rank out of range. @direction is MPIX_SENDING (peer: a rank or
+ * MPI_PROC_NULL) or MPIX_RECEIVING (also MPI_ANY_SOURCE, MPI_ANY_TAG). The datatype and
+ * communicator are checked by MPI itself, with a call to MPI_PROC_NULL that moves no
+ * data: MPI raises those errors on @comm (on MPI_COMM_WORLD for MPI_COMM_NULL). Not
+ * raised otherwise. */
+int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
+                        MPI_Comm comm, int direction);
+
+/* MPI_SUCCESS if MPI accepts @datatype for a transfer (not null, committed), else the
+ * error MPI gives, raised by MPI on @comm. */
+int mpix_check_datatype(MPI_Datatype datatype, MPI_Comm comm);
+
+/* Raise @code on @comm, or on MPI_COMM_WORLD where @comm is MPI_COMM_NULL. */
+int mpix_raise_comm_or_world(MPI_Comm comm, int code);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* guard's performance variables (MPIX_Pvar_read): its states and counters, per process. */
+#include "guard.h"
+#include "common/pvar.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t offset;
+} counters[] = {
+    { "sends_copied", offsetof(mpix_guard_stats, sends_copied) },
+    { "sends_in_place", offsetof(mpix_guard_stats, sends_in_place) },
+    { "receives", offsetof(mpix_guard_stats, receives) },
+    { "receives_polled", offsetof(mpix_guard_stats, receives_polled) },
+    { "mprotect_calls", offsetof(mpix_guard_stats, mprotect_calls) },
+    { "faults", offsetof(mpix_guard_stats, faults) },
+    { "faults_in_mpi", offsetof(mpix_guard_stats, faults_in_mpi) },
+    { "conflict_waits", offsetof(mpix_guard_stats, conflict_waits) },
+    { "chains", offsetof(mpix_guard_stats, chains) },
+    { "chains_completed_at_last_call", offsetof(mpix_guard_stats, chains_completed_at_last_call) },
+    { "hidden_reads", offsetof(mpix_guard_stats, hidden_reads) },
+    { "retired", offsetof(mpix_guard_stats, retired) },
+};
+
+int mpix_guard_pvar_read(const char *name, MPI_Count *value)
+{
+    const mpix_guard_state *state = mpix_guard_state_current();
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+        if (strcmp(name, counters[i].name) == 0) {
+            *value = state ? (MPI_Count) * (const unsigned long *)((const char *)&state->stats + counters[i].offset) : 0;
+            return 1;
+        }
+    if (strcmp(name, "active") == 0)
+        *value = state ? state->active : 0;
+    else if (strcmp(name, "chain") == 0)
+        *value = state ? state->chain_enabled : 0;
+    else if (strcmp(name, "copy_bytes") == 0)
+        *value = state ? state->copy_bytes : 0;
+    else if (strcmp(name, "poll_ns") == 0)
+        *value = state ? state->poll_ns : 0;
+    else if (strcmp(name, "self_memory") == 0)
+        *value = state ? state->self_memory >= 0 : 0;
+    else
+        return 0;
+    return 1;
+}

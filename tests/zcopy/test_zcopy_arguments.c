@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Arguments MPI_Send and MPI_Recv would reject are rejected by the zcopy calls too, with
+ * an error through the communicator's handler: no crash, no hang. */
+#include "mpix_test.h"
+
+int main(int argc, char **argv)
+{
+    int rank, size, data[64] = { 0 };
+    mpix_test_start(&argc, &argv, &rank, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype uncommitted, freed;
+    MPI_Type_vector(4, 2, 4, MPI_INT, &uncommitted);
+    MPI_Type_contiguous(2, MPI_INT, &freed);
+    MPI_Type_commit(&freed);
+    MPI_Type_free(&freed);
+
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD), "send, uncommitted type");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), "send, null type");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, freed, 0, 0, MPI_COMM_WORLD), "send, freed type");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), "send, negative count");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD), "send, rank out of range");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, -5, 0, MPI_COMM_WORLD), "send, negative rank");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), "send, negative tag");
+    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL), "send, null communicator");
+    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 "recv, uncommitted type");
+    EXPECT_ERROR(MPIX_Recv_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "recv, negative count");
+    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                 "recv, rank out of range");
+    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "recv, negative tag");
+    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), "recv, null communicator");
+    EXPECT_ERROR(MPIX_Type_free_comm(NULL, MPI_COMM_WORLD), "type free, NULL");
+    EXPECT_ERROR(MPIX_Type_commit_comm(NULL, MPI_COMM_WORLD), "type commit, NULL");
+    MPI_Datatype null_type = MPI_DATATYPE_NULL;
+    EXPECT_ERROR(MPIX_Type_free_comm(&null_type, MPI_COMM_WORLD), "type free, null type");
+    EXPECT_ERROR(MPIX_Type_commit_comm(&null_type, MPI_COMM_WORLD), "type commit, null type");
+    MPI_Datatype vector;
+    MPI_Type_vector(4, 2, 4, MPI_INT, &vector);
+    EXPECT_ERROR(MPIX_Type_commit_comm(&vector, MPI_COMM_NULL), "type commit, null communicator");
+
+    /* The library still works afterwards. */
+    MPI_Type_commit(&uncommitted);
+    if (size > 1 && rank < 2) {
+        int peer = 1 - rank;
+        for (int i = 0; i < 16; i++)
+            data[i] = rank == 0 ? i : -1;
+        if (rank == 0)
+            CHECK(MPIX_Send_zcopy(data, 1, uncommitted, peer, 5, MPI_COMM_WORLD) == MPI_SUCCESS, "send after errors");
+        else {
+            CHECK(MPIX_Recv_zcopy(data, 1, uncommitted, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+                  "receive after errors");
+            CHECK(data[0] == 0 && data[1] == 1 && data[4] == 4 && data[2] == -1, "data after errors");
+        }
+    }
+    MPI_Type_free(&uncommitted);
+    MPI_Type_free(&vector);
+    return mpix_test_finish("zcopy arguments");
+}

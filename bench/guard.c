@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpix-bench guard: the paper's Red-Black 2D SOR (seed 002, §1.2) on row strips of an
+/* mpix-bench guard: the paper's Red-Black 2D SOR (the overlap paper, §1.2) on row strips of an
  * N x N grid, time per iteration of three versions of the same program:
  *   - blocking: MPI_Sendrecv four times an iteration;
  *   - guarded:  the same code with MPIX_Sendrecv_guarded;

@@ -15,7 +15,7 @@ typedef struct subcommand {
 } subcommand;
 
 static const subcommand subcommands[] = {
-    { "common", bench_common, "cost of mpix's hint and object-state layer over the raw MPI calls" },
+    { "common", bench_common, "cost of mpix's settings and object-state lookups over the raw MPI calls" },
     { "storage", bench_storage, "storage windows: put/get vs memory windows, mSTREAM, checkpoint vs MPI-IO" },
     { "hy", bench_hy, "hybrid allgather/bcast/allreduce vs MPI's (MPIX_HY_SPLIT=k for virtual nodes)" },
     { "spin", bench_spin, "spin-synchronized shared windows vs MPI_Barrier" },

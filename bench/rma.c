@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpix-bench rma: the three experiments of seed 001 (Potluri et al., MPI-3 one-sided
+/* mpix-bench rma: the three experiments of the MPI-3 one-sided paper (Potluri et al., MPI-3 one-sided
  * semantics) on the installed MPI, rank 0 as origin and rank 1 as passive target:
  *  1. put/get latency (8 B..64 KiB, OSU style: op + flush in one epoch) and bandwidth
  *     (to 4 MiB: 16 ops + flush) on six windows: memory and storage, each made by
@@ -154,7 +154,7 @@ static void experiment_windows(const bench_options *options, rma_window *windows
                          kind_names[kind]);
                 bench_row(options, "rma", name, 16 * (size_t)bytes, kind_time[kind], kind_time[MEMORY_ALLOCATE]);
             }
-            /* The target of issue 7: dynamic storage against dynamic memory. */
+            /* Dynamic storage against dynamic memory: the cost of storage for dynamic windows. */
             char name[96];
             snprintf(name, sizeof name, "%s bandwidth, storage dyn vs dynamic", get ? "get" : "put");
             bench_row(options, "rma", name, 16 * (size_t)bytes, kind_time[STORAGE_DYNAMIC], kind_time[MEMORY_DYNAMIC]);
@@ -267,7 +267,7 @@ static void gcp_once(get_compute_put *g)
             MPI_Win_unlock(1, win);
         }
         break;
-    case LOCK_OVERLAP: /* seed 001 Fig. 2(b): next get and previous put in the compute epoch */
+    case LOCK_OVERLAP: /* the MPI-3 one-sided paper Fig. 2(b): next get and previous put in the compute epoch */
         MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
         MPI_Get(block[0], g->bytes, MPI_BYTE, 1, block_at(g, 0), g->bytes, MPI_BYTE, win);
         MPI_Win_unlock(1, win);
@@ -284,7 +284,7 @@ static void gcp_once(get_compute_put *g)
         MPI_Put(block[BLOCKS - 1], g->bytes, MPI_BYTE, 1, block_at(g, BLOCKS - 1), g->bytes, MPI_BYTE, win);
         MPI_Win_unlock(1, win);
         break;
-    default: { /* seed 001 Fig. 2(c): request-based, one epoch */
+    default: { /* the MPI-3 one-sided paper Fig. 2(c): request-based, one epoch */
         MPI_Request gets[BLOCKS], puts[BLOCKS];
         MPI_Status statuses[BLOCKS]; /* not MPI_STATUSES_IGNORE: MPICH's annotations warn on it */
         MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
@@ -323,7 +323,7 @@ static void experiment_get_compute_put(const bench_options *options, rma_window 
         bench_stats time[4];
         for (int v = 0; v < 4; v++)
             variant[v] = (get_compute_put){ w, blocks, bytes, v, options->rank, 0 };
-        /* Compute longer than communicating a block (seed 001): measure one get + put. */
+        /* Compute longer than communicating a block (the MPI-3 one-sided paper): measure one get + put. */
         variant[NO_OVERLAP].compute_seconds = 0;
         double communication = bench_time(options, gcp, &variant[NO_OVERLAP], 1).median / BLOCKS;
         for (int v = 0; v < 4; v++)

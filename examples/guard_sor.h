@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Red-black SOR on a 2D grid split into row strips (seed 002, §1.2), with the three ways
+/* Red-black SOR on a 2D grid split into row strips (the overlap paper, §1.2), with the three ways
  * of exchanging the halo rows the paper compares:
  *   - sor_run_exchange with MPI_Sendrecv: blocking, four calls per iteration (up and
  *     down, before each colour's sweep), the easiest code to write;

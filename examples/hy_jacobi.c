@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* 2D Poisson with Jacobi iterations (seed 003 §5.3.2): the grid is split into row blocks,
+/* 2D Poisson with Jacobi iterations (the hybrid-collectives paper, §5.3.2): the grid is split into row blocks,
  * halos move with MPI_Sendrecv, and the convergence check is an allreduce of the largest
  * update — done with MPIX_Hy_allreduce and, for comparison, with MPI_Allreduce. The max
  * is exact in any order, so both residuals must be identical at every iteration.

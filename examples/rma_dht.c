@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A distributed hash table on storage windows (seed 000 §3.3): every rank owns a slice
+/* A distributed hash table on storage windows (the storage-windows paper, §3.3): every rank owns a slice
  * of the table in a window mapped onto a file; inserts claim a slot with
  * MPI_Compare_and_swap and store the value with MPI_Put, from any rank, with no
  * participation of the owner. MPIX_Win_sync on every rank makes the table durable, and

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # The whole suite: installs what is missing, builds mpix against Open MPI and against
-# MPICH, runs every test of each build one at a time, then the two consumer tests
-# (pkg-config and Meson subproject) per MPI, and ends with one line
+# MPICH, runs every test of each build one at a time, then the consumer tests per MPI
+# (pkg-config, CMake, Meson subproject, a program of the other MPI refused, manual
+# pages and HTML installed: tests/consumer/consumers.sh), and ends with one line
 #   mpix: N passed, M failed
 # Knobs: MPIX_TEST_MPIS="openmpi" (or "mpich") runs one MPI only;
 #        MPIX_TEST_ARGS="--suite errors" is passed to `meson test`.

@@ -9,6 +9,8 @@ int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Dataty
 
     if (comm == MPI_COMM_NULL)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the communicator is MPI_COMM_NULL", call);
+    if (count < 0)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: count %d is negative", call, count);
     /* Count, datatype (committed), tag and communicator: as MPI itself judges them. */
     if (direction == MPIX_SENDING)
         rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
@@ -24,8 +26,8 @@ int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Dataty
     if (rc != MPI_SUCCESS)
         return rc;
     if (peer < 0 || peer >= peers)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: rank %d is out of range (the communicator has %d)", call, peer,
-                          peers);
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: %s %d is not a rank of 0..%d", call,
+                          direction == MPIX_SENDING ? "destination" : "source", peer, peers - 1);
     return MPI_SUCCESS;
 }
 

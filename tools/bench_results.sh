@@ -23,8 +23,8 @@ machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | s
 virtual=$(systemd-detect-virt 2>/dev/null || echo unknown)
 for mpi in $mpis; do
     case $mpi in
-    openmpi) launcher="mpirun.openmpi --oversubscribe" ;;
-    mpich) launcher="mpirun.mpich" ;;
+    openmpi) launcher="mpirun.openmpi --oversubscribe" name="Open MPI" ;;
+    mpich) launcher="mpirun.mpich" name="MPICH" ;;
     *) echo "bench_results.sh: unknown MPI '$mpi'" >&2; exit 2 ;;
     esac
     bench=$root/build/$mpi/bench/mpix-bench
@@ -37,7 +37,7 @@ for mpi in $mpis; do
             echo "# command: $command"
             echo "# machine: $machine, virtualization: $virtual"
             echo "# date: $(date -u +%Y-%m-%d)"
-            echo "# mpi: $(${launcher%% *} --version 2>&1 | grep -m1 -iE 'open mpi|hydra|version')"
+            echo "# mpi: $name $(${launcher%% *} --version 2>&1 | grep -m1 -oE '[0-9]+\.[0-9]+\.[0-9]+')"
             (cd "$root" && $launcher -np "$ranks" "$bench" --csv "$subcommand" 2>&1)
         } >"$out.tmp" && mv "$out.tmp" "$out"
     done

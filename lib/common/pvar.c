@@ -5,6 +5,14 @@
 
 #include <string.h>
 
+const mpix_pvar_counter *mpix_pvar_counter_find(const mpix_pvar_counter *counters, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, counters[i].name) == 0)
+            return &counters[i];
+    return NULL;
+}
+
 MPIX_API int MPIX_Pvar_read(const char *name, MPI_Comm comm, MPI_Count *value)
 {
     int rc = MPI_SUCCESS, known = 0;

@@ -6,6 +6,22 @@
 #define MPIX_COMMON_PVAR_H
 
 #include <mpi.h>
+#include <stddef.h>
+
+/* A counter of a module's statistics struct: its name and where it lies (an unsigned long). */
+typedef struct mpix_pvar_counter {
+    const char *name;
+    size_t offset;
+} mpix_pvar_counter;
+
+/* The counter named @name among the @n @counters, or NULL. */
+const mpix_pvar_counter *mpix_pvar_counter_find(const mpix_pvar_counter *counters, size_t n, const char *name);
+
+/* Its value in the statistics struct @stats. */
+static inline MPI_Count mpix_pvar_counter_value(const mpix_pvar_counter *counter, const void *stats)
+{
+    return (MPI_Count) * (const unsigned long *)((const char *)stats + counter->offset);
+}
 
 int mpix_zcopy_pvar_read(const char *name, MPI_Comm comm, MPI_Count *value, int *rc);
 int mpix_guard_pvar_read(const char *name, MPI_Count *value);

@@ -3,13 +3,9 @@
 #include "guard.h"
 #include "common/pvar.h"
 
-#include <stddef.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    size_t offset;
-} counters[] = {
+static const mpix_pvar_counter counters[] = {
     { "sends_copied", offsetof(mpix_guard_stats, sends_copied) },
     { "sends_in_place", offsetof(mpix_guard_stats, sends_in_place) },
     { "receives", offsetof(mpix_guard_stats, receives) },
@@ -27,12 +23,10 @@ static const struct {
 int mpix_guard_pvar_read(const char *name, MPI_Count *value)
 {
     const mpix_guard_state *state = mpix_guard_state_current();
-    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
-        if (strcmp(name, counters[i].name) == 0) {
-            *value = state ? (MPI_Count) * (const unsigned long *)((const char *)&state->stats + counters[i].offset) : 0;
-            return 1;
-        }
-    if (strcmp(name, "active") == 0)
+    const mpix_pvar_counter *counter = mpix_pvar_counter_find(counters, sizeof counters / sizeof counters[0], name);
+    if (counter)
+        *value = state ? mpix_pvar_counter_value(counter, &state->stats) : 0;
+    else if (strcmp(name, "active") == 0)
         *value = state ? state->active : 0;
     else if (strcmp(name, "chain") == 0)
         *value = state ? state->chain_enabled : 0;

@@ -10,15 +10,24 @@
 
 #include <stddef.h>
 
+/* The handles both calls need before anything collective starts. */
+static int check_type_arguments(const char *call, const MPI_Datatype *datatype, MPI_Comm comm)
+{
+    if (!datatype)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: datatype is NULL", call);
+    if (comm == MPI_COMM_NULL)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the communicator is MPI_COMM_NULL", call);
+    if (*datatype == MPI_DATATYPE_NULL)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: *datatype is MPI_DATATYPE_NULL", call);
+    return MPI_SUCCESS;
+}
+
 MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc = NULL;
-    int inter = 0, rc;
-    if (!datatype || *datatype == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL)
-        return mpix_raise_comm_or_world(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_commit_comm: %s",
-                                                         !datatype ? "datatype is NULL"
-                                                         : comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
-                                                                                 : "*datatype is MPI_DATATYPE_NULL"));
+    int inter = 0, rc = check_type_arguments("MPIX_Type_commit_comm", datatype, comm);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, rc);
     rc = PMPI_Comm_test_inter(comm, &inter);
     if (rc == MPI_SUCCESS && inter)
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_commit_comm: an intercommunicator cannot agree on one id; "
@@ -53,12 +62,10 @@ MPIX_API int MPIX_Type_free_comm(MPI_Datatype *datatype, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
     uint64_t global_id = 0;
-    if (!datatype || *datatype == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL)
-        return mpix_raise_comm_or_world(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Type_free_comm: %s",
-                                                         !datatype ? "datatype is NULL"
-                                                         : comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
-                                                                                 : "*datatype is MPI_DATATYPE_NULL"));
-    int rc = mpix_zcopy_comm_get(comm, &zc);
+    int rc = check_type_arguments("MPIX_Type_free_comm", datatype, comm);
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, rc);
+    rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc == MPI_SUCCESS && !mpix_type_is_named(*datatype))
         rc = mpix_type_get_global_id(*datatype, comm, &global_id);
     if (rc == MPI_SUCCESS && global_id)

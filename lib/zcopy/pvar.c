@@ -3,13 +3,8 @@
 #include "zcopy.h"
 #include "common/pvar.h"
 
-#include <stddef.h>
-#include <string.h>
 
-static const struct {
-    const char *name;
-    size_t offset;
-} counters[] = {
+static const mpix_pvar_counter counters[] = {
     { "sent_eager", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_EAGER]) },
     { "sent_mpi", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_MPI]) },
     { "sent_zero_copy", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_RTS]) },
@@ -30,15 +25,11 @@ static const struct {
 
 int mpix_zcopy_pvar_read(const char *name, MPI_Comm comm, MPI_Count *value, int *rc)
 {
-    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
-        if (strcmp(name, counters[i].name) != 0)
-            continue;
-        mpix_zcopy_comm *zc = NULL;
-        if ((*rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)
-            return 1;
-        /* Plain counters (threads may lose an increment): a read needs no lock. */
-        *value = (MPI_Count) * (const unsigned long *)((const char *)&zc->stats + counters[i].offset);
-        return 1;
-    }
-    return 0;
+    const mpix_pvar_counter *counter = mpix_pvar_counter_find(counters, sizeof counters / sizeof counters[0], name);
+    mpix_zcopy_comm *zc = NULL;
+    if (!counter)
+        return 0;
+    if ((*rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
+        *value = mpix_pvar_counter_value(counter, &zc->stats); /* plain counters: a read needs no lock */
+    return 1;
 }

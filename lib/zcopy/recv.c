@@ -157,8 +157,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     int rc = mpix_zcopy_comm_get(comm, &zc), length;
     if (rc != MPI_SUCCESS)
         return rc;
-    if (count < 0)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: count %d is negative", count);
+    /* count and source were checked by MPIX_Recv_zcopy (mpix_check_transfer). */
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
     capacity = type_size * count;

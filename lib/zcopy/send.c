@@ -127,11 +127,7 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (count < 0)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Send_zcopy: count %d is negative", count);
-    if (dest < 0 || dest >= zc->peers)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Send_zcopy: destination %d is not a rank of 0..%d", dest,
-                          zc->peers - 1);
+    /* count and dest were checked by MPIX_Send_zcopy (mpix_check_transfer). */
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
 

@@ -19,8 +19,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 consumer=$root/tests/consumer
 
 case $mpi in
-openmpi) launcher="mpirun.openmpi --oversubscribe" other=mpich ;;
-mpich) launcher="mpirun.mpich" other=openmpi ;;
+openmpi) launcher="mpirun.openmpi --oversubscribe" other=mpich other_launcher="mpirun.mpich" ;;
+mpich) launcher="mpirun.mpich" other=openmpi other_launcher="mpirun.openmpi --oversubscribe" ;;
 *) echo "consumers.sh: unknown MPI '$mpi'" >&2; exit 2 ;;
 esac
 unset PKG_CONFIG_PATH LD_LIBRARY_PATH CMAKE_PREFIX_PATH
@@ -53,10 +53,6 @@ subproject)
 mixed)
     "mpicc.$other" -o "$work/consumer" "$consumer/consumer.c" -I"$stage/include" -L"$stage/lib" -lmpix \
         -Wl,-rpath,"$stage/lib" || exit 1
-    case $other in
-    openmpi) other_launcher="mpirun.openmpi --oversubscribe" ;;
-    mpich) other_launcher="mpirun.mpich" ;;
-    esac
     output=$($other_launcher -np 1 "$work/consumer" 2>&1)
     status=$?
     printf '%s\n' "$output" | head -3

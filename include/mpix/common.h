@@ -110,7 +110,8 @@ int MPIX_Info_validate(MPI_Info info);
  *   `self_memory` (1: protected pages are read through /proc/self/mem), and the counters
  *   `sends_copied`, `sends_in_place`, `receives`, `receives_polled`, `mprotect_calls`,
  *   `faults`, `faults_in_mpi`, `conflict_waits`, `chains`,
- *   `chains_completed_at_last_call`, `hidden_reads`, `retired`. Before the first
+ *   `chains_completed_at_last_call`, `hidden_reads`, `retired`, `foreign_faults` (faults
+ *   another thread of the process took on a guarded page). Before the first
  *   guarded call they read 0.
  *
  * Counters only grow; take differences around the code of interest.

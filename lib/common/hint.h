@@ -45,6 +45,7 @@ typedef enum mpix_hint_id {
     MPIX_HINT_GUARD_COPY_BYTES,
     MPIX_HINT_GUARD_CHAIN,
     MPIX_HINT_GUARD_POLL_NS,
+    MPIX_HINT_GUARD_CHECK,
     MPIX_HINT_COUNT
 } mpix_hint_id;
 

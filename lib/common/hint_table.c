@@ -107,6 +107,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                   MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9, NULL,
                                   "ns a receive is polled before its pages are protected (default: twice the running "
                                   "cost of the protection calls; 0: never poll)" },
+    [MPIX_HINT_GUARD_CHECK] = { "mpix_guard_check", "MPIX_GUARD_CHECK", NULL, "guard", TESTING, MPIX_HINT_TYPE_BOOL,
+                                NULL, 0, 0, "false",
+                                "after every guarded call and fault, compare each page guard has protected with what "
+                                "the transfers in flight need (/proc/self/maps) and abort on a difference" },
 };
 
 const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id) { return &hint_table[id]; }

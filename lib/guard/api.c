@@ -26,8 +26,10 @@ static int call_end(mpix_guard_state *state, int rc, int last)
 {
     if (last)
         mpix_guard_chain_complete(state);
-    if (--state->depth == 0)
+    if (--state->depth == 0) {
         mpix_guard_settle(state);
+        mpix_guard_check(state, "call");
+    }
     return rc;
 }
 

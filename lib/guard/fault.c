@@ -11,10 +11,12 @@
 #include "guard.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
-enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16 };
+enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16, FOREIGN_RETRIES = 1000, LIST_STEPS = 1 << 16 };
 
 typedef struct fault_selection {
     uintptr_t page_lo, page_hi;
@@ -65,6 +67,61 @@ static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *c
     sigaction(signo, &default_action, NULL);
 }
 
+/* Consecutive faults of this thread on pages no transfer covers. */
+static _Thread_local unsigned foreign_retries;
+
+/* Another thread touched a guarded page: an MPI or runtime thread whose heap object
+ * shares a page with the program's buffer (at MPI_THREAD_SINGLE the program has no other
+ * thread that may touch its buffers). It may hold MPI's locks, and the transfers belong
+ * to the program's thread: open the page, call no MPI, and leave the page for the
+ * program's thread, which finishes the transfers on it at its next guarded call or fault
+ * (mpix_guard_take_foreign). The list is read while that thread may change it: records
+ * stay mapped while the state lives, so the walk is safe, only possibly stale. */
+static void foreign_fault(mpix_guard_state *state, uintptr_t page, int signo, siginfo_t *info, void *context)
+{
+    int covered = 0, steps = 0;
+    for (const mpix_guard_transfer *t = state->transfers; t && steps < LIST_STEPS; t = t->next, steps++)
+        covered |= mpix_guard_covers(t, page);
+    if (!covered) {
+        /* Either the program's thread is retiring the transfer there right now (it
+         * unlinks it, then gives the page back), or this is a real crash. */
+        if (++foreign_retries <= FOREIGN_RETRIES) {
+            sched_yield();
+            return;
+        }
+        foreign_retries = 0;
+        pass_on(state, signo, info, context);
+        return;
+    }
+    foreign_retries = 0;
+    mprotect((void *)page, state->page_size, PROT_READ | PROT_WRITE);
+    int stored = 0;
+    for (int i = 0; i < MPIX_GUARD_FOREIGN_PAGES && !stored; i++) {
+        uintptr_t empty = 0;
+        stored = atomic_compare_exchange_strong_explicit(&state->foreign_pages[i], &empty, page,
+                                                         memory_order_acq_rel, memory_order_relaxed);
+    }
+    atomic_fetch_or_explicit(&state->foreign_pending, stored ? 1 : 2, memory_order_release);
+    atomic_fetch_add_explicit(&state->foreign_faults, 1, memory_order_relaxed);
+}
+
+void mpix_guard_take_foreign(mpix_guard_state *state)
+{
+    int pending = atomic_exchange_explicit(&state->foreign_pending, 0, memory_order_acq_rel);
+    if (!pending)
+        return;
+    for (int i = 0; i < MPIX_GUARD_FOREIGN_PAGES; i++) {
+        uintptr_t page = atomic_exchange_explicit(&state->foreign_pages[i], 0, memory_order_acq_rel);
+        for (mpix_guard_transfer *t = state->transfers; page && t; t = t->next)
+            if (mpix_guard_covers(t, page))
+                t->must_complete = 1;
+    }
+    if (pending & 2)
+        for (mpix_guard_transfer *t = state->transfers; t; t = t->next)
+            if (t->page_lo < t->page_hi)
+                t->must_complete = 1;
+}
+
 static void on_fault(int signo, siginfo_t *info, void *context)
 {
     mpix_guard_state *state = mpix_guard_state_current();
@@ -74,6 +131,11 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         return;
     }
     uintptr_t page = (uintptr_t)info->si_addr & ~(state->page_size - 1);
+    if (gettid() != state->owner) {
+        foreign_fault(state, page, signo, info, context);
+        errno = saved_errno;
+        return;
+    }
     fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
     int guarded = 0;
     for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
@@ -103,6 +165,7 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         mpix_guard_complete_where(state, select_fault, &selection);
         state->depth--;
         mpix_guard_settle(state);
+        mpix_guard_check(state, "fault");
     }
     errno = saved_errno;
 }

@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,13 +51,21 @@ typedef struct mpix_guard_stats {
     unsigned long retired;
 } mpix_guard_stats;
 
+typedef struct mpix_guard_range { uintptr_t lo, hi; } mpix_guard_range;
+
 /* A free shadow buffer; the header lives in the buffer's own first bytes. */
 typedef struct mpix_guard_shadow {
     struct mpix_guard_shadow *next;
     size_t capacity;
 } mpix_guard_shadow;
 
-enum { MPIX_GUARD_RECORDS_PER_SLAB = 256, MPIX_GUARD_MAX_SLABS = 64, MPIX_GUARD_CHAIN_KEYS = 16 };
+enum {
+    MPIX_GUARD_RECORDS_PER_SLAB = 256,
+    MPIX_GUARD_MAX_SLABS = 64,
+    MPIX_GUARD_CHAIN_KEYS = 16,
+    MPIX_GUARD_FOREIGN_PAGES = 16,
+    MPIX_GUARD_CHECKED_RANGES = 4096
+};
 
 typedef struct mpix_guard_state {
     int active;                 /* MPIX_GUARD on and MPI_THREAD_SINGLE */
@@ -84,6 +94,18 @@ typedef struct mpix_guard_state {
     int crashed;                /* a fault not ours was passed on: guard stands aside */
     struct sigaction previous_action;
     stack_t signal_stack, previous_signal_stack;
+    /* The program's thread (MPI_THREAD_SINGLE: the only one that calls MPI). A fault
+     * another thread takes on a guarded page (an MPI or runtime thread whose heap object
+     * shares the page) opens the page and leaves it here for the program's thread, which
+     * finishes the transfers there at its next guarded call or fault (fault.c). */
+    pid_t owner;
+    _Atomic uintptr_t foreign_pages[MPIX_GUARD_FOREIGN_PAGES];
+    _Atomic int foreign_pending;       /* 1: pages above; 2: more than fit, finish everything */
+    _Atomic unsigned long foreign_faults;
+    /* MPIX_GUARD_CHECK (check.c): the ranges guard has protected, and room to read maps. */
+    mpix_guard_range *checked;
+    int checked_count;
+    char *maps_text;
     mpix_guard_stats stats;
 } mpix_guard_state;
 
@@ -130,6 +152,9 @@ void mpix_guard_open(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int wr
 /* 1 if some transfer in flight keeps a page of [lo, hi) inaccessible. */
 int mpix_guard_pages_hidden(const mpix_guard_state *state, uintptr_t lo, uintptr_t hi);
 
+/* The protection the transfers in flight need at @page. */
+int mpix_guard_needed_at(const mpix_guard_state *state, uintptr_t page);
+
 /* ---- transfer.c ------------------------------------------------------------------- */
 
 /* Start a guarded send/receive (not to MPI_PROC_NULL). @avoid_lo/@avoid_hi: pages a
@@ -164,7 +189,6 @@ void mpix_guard_settle(mpix_guard_state *state);
 
 /* Selectors. */
 int mpix_guard_select_all(const mpix_guard_transfer *transfer, const void *context);
-typedef struct mpix_guard_range { uintptr_t lo, hi; } mpix_guard_range;
 int mpix_guard_select_pages(const mpix_guard_transfer *transfer, const void *range);
 
 /* ---- chain.c ---------------------------------------------------------------------- */
@@ -185,5 +209,17 @@ void mpix_guard_chain_complete(mpix_guard_state *state);
 
 int mpix_guard_install_handler(mpix_guard_state *state);
 void mpix_guard_remove_handler(mpix_guard_state *state);
+/* Mark for completion the transfers on pages other threads opened (the program's thread
+ * only; the next mpix_guard_settle finishes them). */
+void mpix_guard_take_foreign(mpix_guard_state *state);
+
+/* ---- check.c (testing: MPIX_GUARD_CHECK) -------------------------------------------- */
+
+int mpix_guard_check_start(mpix_guard_state *state);
+void mpix_guard_check_stop(mpix_guard_state *state);
+/* Remember that guard gave [lo, hi) a protection. */
+void mpix_guard_check_note(mpix_guard_state *state, uintptr_t lo, uintptr_t hi);
+/* Abort, naming the page, if a remembered page's protection differs from the need. */
+void mpix_guard_check(mpix_guard_state *state, const char *where);
 
 #endif

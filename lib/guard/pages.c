@@ -7,7 +7,7 @@
 
 #include <sys/mman.h>
 
-static int needed_at(const mpix_guard_state *state, uintptr_t page)
+int mpix_guard_needed_at(const mpix_guard_state *state, uintptr_t page)
 {
     int protection = PROT_READ | PROT_WRITE;
     for (const mpix_guard_transfer *t = state->transfers; t; t = t->next) {
@@ -41,6 +41,7 @@ static int set_protection(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, i
 {
     if (lo >= hi)
         return 0;
+    mpix_guard_check_note(state, lo, hi);
     double start = PMPI_Wtime();
     int failed = mprotect((void *)lo, hi - lo, protection) != 0;
     if (!failed)
@@ -62,7 +63,7 @@ static int apply(mpix_guard_state *state, uintptr_t lo, uintptr_t hi, int floor,
     for (uintptr_t page = lo; page <= hi;) {
         int protection = -1, skipped = 0;
         if (page < hi) {
-            int needed = needed_at(state, page);
+            int needed = mpix_guard_needed_at(state, page);
             protection = needed | floor;
             skipped = floor ? protection == needed : known_writable && protection == writable;
         }

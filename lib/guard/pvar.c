@@ -26,6 +26,8 @@ int mpix_guard_pvar_read(const char *name, MPI_Count *value)
     const mpix_pvar_counter *counter = mpix_pvar_counter_find(counters, sizeof counters / sizeof counters[0], name);
     if (counter)
         *value = state ? mpix_pvar_counter_value(counter, &state->stats) : 0;
+    else if (strcmp(name, "foreign_faults") == 0)
+        *value = state ? (MPI_Count)atomic_load_explicit(&state->foreign_faults, memory_order_relaxed) : 0;
     else if (strcmp(name, "active") == 0)
         *value = state ? state->active : 0;
     else if (strcmp(name, "chain") == 0)

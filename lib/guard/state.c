@@ -117,11 +117,15 @@ static int state_create(void **result)
     state->self_memory = state->active ? open_self_memory(state->page_size) : -1;
     if (rc == MPI_SUCCESS && state->active)
         state->mprotect_ns = measure_protect_cost(state->page_size) * 1e9 / 2;
+    state->owner = gettid();
+    if (rc == MPI_SUCCESS && state->active)
+        rc = mpix_guard_check_start(state);
     if (rc == MPI_SUCCESS && state->active)
         rc = mpix_guard_install_handler(state);
     if (rc != MPI_SUCCESS) {
         if (state->self_memory >= 0)
             close(state->self_memory);
+        mpix_guard_check_stop(state);
         munmap(state, sizeof *state);
         return rc;
     }
@@ -157,6 +161,7 @@ static void state_destroy(void *value)
     if (state->self_memory >= 0)
         close(state->self_memory);
     atomic_store_explicit(&current_state, NULL, memory_order_release);
+    mpix_guard_check_stop(state);
     for (mpix_guard_shadow *shadow = state->free_shadows, *next; shadow; shadow = next) {
         next = shadow->next;
         munmap(shadow, shadow->capacity);

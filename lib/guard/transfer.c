@@ -263,6 +263,7 @@ void mpix_guard_settle(mpix_guard_state *state)
     /* Raised depth: a fault MPI takes while these complete is let through and marks
      * more transfers, which the loop then finishes too. */
     state->depth++;
+    mpix_guard_take_foreign(state);
     mpix_guard_complete_where(state, select_must_complete, NULL);
     state->depth--;
 }
@@ -342,7 +343,7 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
         append(state, t);
         /* Unprotected pages cannot guard the program's next write: then the send is
          * finished before the call returns, as the blocking call would. */
-        t->must_complete = mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
+        t->must_complete |= mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
         state->stats.sends_in_place++;
         return MPI_SUCCESS;
     }
@@ -447,6 +448,6 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
     if (t->done)
         mpix_guard_complete_where(state, select_done, NULL);
     else
-        t->must_complete = mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
+        t->must_complete |= mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
     return MPI_SUCCESS;
 }

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "verbose.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,10 @@ void mpix_hint_describe(const mpix_hint_spec *spec, char *text, size_t size)
     case MPIX_HINT_TYPE_INTEGER:
         snprintf(text, size, "an integer in [%.0f, %.0f]%s%s", spec->min, spec->max, or_keywords, keywords);
         break;
-    case MPIX_HINT_TYPE_OCTAL: snprintf(text, size, "octal permission bits such as 0600, at most 0777"); break;
+    case MPIX_HINT_TYPE_MODE:
+        snprintf(text, size, "permission bits at most 0777: octal with a leading 0 (0640) or the decimal number of the "
+                             "mode (416)");
+        break;
     case MPIX_HINT_TYPE_STRING: snprintf(text, size, "a non-empty string"); break;
     case MPIX_HINT_TYPE_KEYWORD_LIST: snprintf(text, size, "a comma-separated list of %s", keywords); break;
     }
@@ -100,10 +104,14 @@ static int parse(const mpix_hint_spec *spec, mpix_hint_value *value)
         }
         return end != text && *end == '\0' && errno == 0 && isfinite(value->number) &&
                value->number >= spec->min && value->number <= spec->max;
-    case MPIX_HINT_TYPE_OCTAL:
+    case MPIX_HINT_TYPE_MODE:
+        /* C's and chmod's octal (0640), or the decimal number a program prints with %d
+         * (S_IRUSR | S_IWUSR is "384"), as MPI-IO implementations and the storage-window
+         * programs before mpix pass it. */
         errno = 0;
-        value->integer = strtoll(text, &end, 8);
-        return end != text && *end == '\0' && errno == 0 && value->integer >= 0 && value->integer <= 0777;
+        value->integer = strtoll(text, &end, text[0] == '0' ? 8 : 10);
+        return isdigit((unsigned char)text[0]) && *end == '\0' && errno == 0 && value->integer >= 0 &&
+               value->integer <= 0777;
     case MPIX_HINT_TYPE_STRING:
         return text[0] != '\0';
     case MPIX_HINT_TYPE_KEYWORD_LIST:

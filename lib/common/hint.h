@@ -46,6 +46,8 @@ typedef enum mpix_hint_id {
     MPIX_HINT_GUARD_CHAIN,
     MPIX_HINT_GUARD_POLL_NS,
     MPIX_HINT_GUARD_CHECK,
+    MPIX_HINT_PMPI,
+    MPIX_HINT_STORAGE_DEFAULT_HINTS,
     MPIX_HINT_COUNT
 } mpix_hint_id;
 
@@ -54,7 +56,7 @@ typedef enum mpix_hint_type {
     MPIX_HINT_TYPE_KEYWORD,      /* one of the keywords */
     MPIX_HINT_TYPE_NUMBER,       /* real in [min, max], or one of the keywords */
     MPIX_HINT_TYPE_INTEGER,      /* integer in [min, max], or one of the keywords */
-    MPIX_HINT_TYPE_OCTAL,        /* permission bits, 0..0777 */
+    MPIX_HINT_TYPE_MODE,         /* permission bits 0..0777: octal with a leading 0, else decimal */
     MPIX_HINT_TYPE_STRING,       /* any non-empty text */
     MPIX_HINT_TYPE_KEYWORD_LIST  /* comma-separated keywords */
 } mpix_hint_type;

@@ -39,8 +39,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ACCESS_STYLE] = { "access_style", NULL, WINDOW, "storage", USER, MPIX_HINT_TYPE_KEYWORD_LIST,
                                  "read_once|write_once|read_mostly|write_mostly|sequential|reverse_sequential|random",
                                  0, 0, NULL, "MPI-IO's access pattern hint: read-ahead and tracking follow it" },
-    [MPIX_HINT_FILE_PERM] = { "file_perm", NULL, WINDOW, "storage", USER, MPIX_HINT_TYPE_OCTAL, NULL, 0, 0777,
-                              "0600", "permission bits of a file the window creates (octal)" },
+    [MPIX_HINT_FILE_PERM] = { "file_perm", NULL, WINDOW, "storage", USER, MPIX_HINT_TYPE_MODE, NULL, 0, 0777,
+                              "0600", "permission bits of a file the window creates" },
     [MPIX_HINT_STRIPING_FACTOR] = { "striping_factor", NULL, WINDOW, "storage", USER, MPIX_HINT_TYPE_INTEGER, NULL,
                                     1, 65536, NULL, "MPI-IO's striping hint, checked and reported; no striping file system is driven" },
     [MPIX_HINT_STRIPING_UNIT] = { "striping_unit", NULL, WINDOW, "storage", USER, MPIX_HINT_TYPE_INTEGER, NULL, 1,
@@ -111,6 +111,15 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                 NULL, 0, 0, "false",
                                 "after every guarded call and fault, compare each page guard has protected with what "
                                 "the transfers in flight need (/proc/self/maps) and abort on a difference" },
+    [MPIX_HINT_PMPI] = { "mpix_pmpi", "MPIX_PMPI", NULL, "pmpi", USER, MPIX_HINT_TYPE_KEYWORD_LIST,
+                         "storage|guard|none", 0, 0, NULL,
+                         "what a preloaded interposition library does to the program's MPI calls (default: storage "
+                         "for libmpix-pmpi.so, guard for libmpix-guard.so)" },
+    [MPIX_HINT_STORAGE_DEFAULT_HINTS] = { "mpix_storage_default_hints", "MPIX_STORAGE_DEFAULT_HINTS", NULL, "pmpi",
+                                          USER, MPIX_HINT_TYPE_STRING, NULL, 0, 0, NULL,
+                                          "key=value;... hints that libmpix-pmpi.so adds to every MPI_Win_allocate and "
+                                          "MPI_Win_allocate_shared whose info lacks them (%r: rank in "
+                                          "MPI_COMM_WORLD, %w: the process's window number)" },
 };
 
 const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id) { return &hint_table[id]; }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libmpix-guard.so: guarded transfers for unchanged programs, through the MPI profiling
- * interface. LD_PRELOAD puts these definitions in front of MPI's: MPI_Send, MPI_Recv and
+/* The guard part of libmpix-pmpi.so and libmpix-guard.so: guarded transfers for
+ * unchanged programs, through the MPI profiling interface. LD_PRELOAD puts these definitions in front of MPI's: MPI_Send, MPI_Recv and
  * MPI_Sendrecv become the guarded calls, and every other call that may read or write a
  * buffer, or drive MPI's progress (which may complete the program's own requests into a
  * page shared with guarded memory), first completes the guarded transfers, so MPI itself
@@ -9,16 +9,25 @@
 #include <mpi.h>
 #include <mpix/guard.h>
 
+#include "common/interpose.h"
+
 #define EXPORT __attribute__((visibility("default")))
+
+/* libmpix-guard.so guards by default, libmpix-pmpi.so when MPIX_PMPI names guard. */
+static int guard_on(void) { return mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT) & MPIX_INTERPOSE_GUARD; }
 
 EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    if (!guard_on())
+        return PMPI_Send(buf, count, datatype, dest, tag, comm);
     return MPIX_Send_guarded(buf, count, datatype, dest, tag, comm);
 }
 
 EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Status *status)
 {
+    if (!guard_on())
+        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     return MPIX_Recv_guarded(buf, count, datatype, source, tag, comm, status);
 }
 
@@ -26,6 +35,9 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                         MPI_Status *status)
 {
+    if (!guard_on())
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                             recvtag, comm, status);
     return MPIX_Sendrecv_guarded(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                                  recvtag, comm, status);
 }
@@ -135,7 +147,10 @@ FENCED(Win_lock_all, (int a, MPI_Win w), (a, w))
 FENCED(Win_unlock_all, (MPI_Win w), (w))
 FENCED(Win_flush, (int r, MPI_Win w), (r, w))
 FENCED(Win_flush_all, (MPI_Win w), (w))
+/* libmpix-pmpi.so's storage part defines MPI_Win_sync, completing guarded transfers too. */
+#ifndef MPIX_INTERPOSE_WITH_STORAGE
 FENCED(Win_sync, (MPI_Win w), (w))
+#endif
 FENCED(File_read, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(File_write, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(File_read_at, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, o, b, c, t, st))

@@ -63,6 +63,10 @@ int main(int argc, char **argv)
     expect("storage_alloc_order", "storage_first", 1, bad_hint_class);
     expect("file_perm", "0999", 0, bad_hint_class);
     expect("file_perm", "0640", 1, bad_hint_class);
+    expect("file_perm", "384", 1, bad_hint_class);   /* decimal S_IRUSR | S_IWUSR, as "%d" prints it */
+    expect("file_perm", "640", 0, bad_hint_class);   /* decimal 640 is 01200: not a mode */
+    expect("file_perm", "-384", 0, bad_hint_class);
+    expect("file_perm", "0x180", 0, bad_hint_class);
     expect("access_style", "sequential,sideways", 0, bad_hint_class);
     expect("access_style", "read_once, sequential", 1, bad_hint_class);
     expect("striping_factor", "0", 0, bad_hint_class);

@@ -4,15 +4,16 @@
 # Runs PLAIN (an MPI program without mpix) as it is and under LD_PRELOAD=GUARD_LIBRARY,
 # and INJECTED (the same source built with -include mpix/guard_inject.h). All three must
 # print the same thing, and both guarded runs must report guarded transfers
-# (MPIX_VERBOSE=1 prints guard's counters at MPI_Finalize).
+# (MPIX_VERBOSE=1 prints guard's counters at MPI_Finalize). MPIX_PMPI, when set, is
+# passed to the preloaded run (libmpix-pmpi.so guards only with MPIX_PMPI=guard).
 vendor=$1 library=$2 plain=$3 injected=$4
 shift 4
 mpirun=$1
 shift
 if [ "$vendor" = openmpi ]; then
-    pass_env="-x LD_PRELOAD=$library -x MPIX_VERBOSE=1"
+    pass_env="-x LD_PRELOAD=$library -x MPIX_VERBOSE=1${MPIX_PMPI:+ -x MPIX_PMPI=$MPIX_PMPI}"
 else
-    pass_env="-genv LD_PRELOAD $library -genv MPIX_VERBOSE 1"
+    pass_env="-genv LD_PRELOAD $library -genv MPIX_VERBOSE 1${MPIX_PMPI:+ -genv MPIX_PMPI $MPIX_PMPI}"
 fi
 expected=$("$mpirun" "$@" "$plain") || { echo "plain run failed"; exit 1; }
 preloaded=$("$mpirun" $pass_env "$@" "$plain" 2>/tmp/mpix-preload-$$.err) || {

@@ -148,6 +148,20 @@ static void test_offsets_and_shared_file(void)
         CHECK(file_mode(path) == 0640, "file_perm=0640 gave %o", file_mode(path));
 }
 
+/* file_perm as a program prints a mode with %d (0640 is 416), the way programs written
+ * for the storage-window PMPI library pass it. */
+static void test_decimal_file_perm(void)
+{
+    char path[512], hints[800];
+    unsigned char *base;
+    snprintf(path, sizeof path, "%s/decimal-perm-%d", dir, rank);
+    snprintf(hints, sizeof hints, "alloc_type=storage;storage_alloc_filename=%s;file_perm=416;storage_alloc_unlink=false",
+             path);
+    MPI_Win win = allocate(page, hints, &base, 9);
+    MPIX_Win_free(&win);
+    CHECK(file_mode(path) == 0640, "file_perm=416 gave %o", file_mode(path));
+}
+
 static void test_factor_and_order(void)
 {
     char path[512], hints[800];
@@ -241,6 +255,7 @@ int main(int argc, char **argv)
     test_memory_window_is_mpi();
     test_own_file();
     test_offsets_and_shared_file();
+    test_decimal_file_perm();
     test_factor_and_order();
     test_auto();
     test_discard_access_striping();

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libmpix-pmpi.so, storage: an unchanged program's window calls become mpix's, so that
+ * the storage hints in their info arguments (alloc_type=storage, storage_alloc_filename,
+ * ...) take effect, and MPI_Win_sync makes storage durable. Without storage hints every
+ * call behaves as MPI's (the MPIX_ calls say so of themselves). A program that passes no
+ * hints can be given some from the environment (MPIX_STORAGE_DEFAULT_HINTS). */
+#include <mpi.h>
+#include <mpix/guard.h>
+#include <mpix/storage.h>
+
+#include "common/interpose.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int storage_on(void) { return mpix_interpose_modules("storage") & MPIX_INTERPOSE_STORAGE; }
+
+typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
+
+/* @mpix_call with the default hints added to @info, or MPI's @mpi_call when storage is off. */
+static int allocate(window_allocation *mpix_call, window_allocation *mpi_call, MPI_Aint size, int disp_unit,
+                    MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    if (!storage_on())
+        return mpi_call(size, disp_unit, info, comm, baseptr, win);
+    MPI_Info merged;
+    int rc = mpix_interpose_default_hints(info, &merged);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_call(size, disp_unit, merged, comm, baseptr, win);
+    if (merged != info)
+        (void)PMPI_Info_free(&merged);   /* the call's own result is the one to return */
+    return rc;
+}
+
+EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    return allocate(MPIX_Win_allocate, PMPI_Win_allocate, size, disp_unit, info, comm, baseptr, win);
+}
+
+EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                   MPI_Win *win)
+{
+    return allocate(MPIX_Win_allocate_shared, PMPI_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win);
+}
+
+EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    return storage_on() ? MPIX_Win_shared_query(win, rank, size, disp_unit, baseptr)
+                        : PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+}
+
+EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    return storage_on() ? MPIX_Alloc_mem(size, info, baseptr) : PMPI_Alloc_mem(size, info, baseptr);
+}
+
+EXPORT int MPI_Free_mem(void *base) { return storage_on() ? MPIX_Free_mem(base) : PMPI_Free_mem(base); }
+
+EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    return storage_on() ? MPIX_Win_attach(win, base, size) : PMPI_Win_attach(win, base, size);
+}
+
+EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    return storage_on() ? MPIX_Win_detach(win, base) : PMPI_Win_detach(win, base);
+}
+
+/* Also the guard part's: a window's memory may share pages with guarded transfers. */
+EXPORT int MPI_Win_sync(MPI_Win win)
+{
+    (void)MPIX_Guard_complete_all();   /* as every fenced call: MPI gave the errors to their handlers already */
+    return storage_on() ? MPIX_Win_sync(win) : PMPI_Win_sync(win);
+}
+
+EXPORT int MPI_Win_free(MPI_Win *win) { return storage_on() ? MPIX_Win_free(win) : PMPI_Win_free(win); }
+
+EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    return storage_on() ? MPIX_Win_get_info(win, info_used) : PMPI_Win_get_info(win, info_used);
+}

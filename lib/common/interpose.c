@@ -40,7 +40,7 @@ int mpix_interpose_modules(const char *library_default)
 /* Windows this process has allocated through the wrappers, for %w. */
 static _Atomic int windows_allocated;
 
-int mpix_interpose_default_hints(MPI_Info info, MPI_Info *merged)
+int mpix_interpose_default_hints(MPI_Info info, MPI_Comm comm, MPI_Info *merged)
 {
     mpix_hint_value defaults;
     int rc = mpix_hint_get(MPI_INFO_NULL, MPIX_HINT_STORAGE_DEFAULT_HINTS, &defaults);
@@ -57,7 +57,8 @@ int mpix_interpose_default_hints(MPI_Info info, MPI_Info *merged)
     for (char *pair = strtok_r(text, ";", &save); pair && rc == MPI_SUCCESS; pair = strtok_r(NULL, ";", &save)) {
         char *equals = strchr(pair, '=');
         if (!equals || equals == pair)
-            return mpix_error(MPIX_ERRKIND_BAD_HINT, "MPIX_STORAGE_DEFAULT_HINTS: '%s' is not key=value", pair);
+            return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_BAD_HINT,
+                                                    "MPIX_STORAGE_DEFAULT_HINTS: '%s' is not key=value", pair));
         *equals = '\0';
         int flag = 0, length = 0;
         if ((rc = PMPI_Info_get_valuelen(*merged, pair, &length, &flag)) != MPI_SUCCESS || flag)

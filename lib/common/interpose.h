@@ -19,7 +19,9 @@ __attribute__((visibility("default"))) int mpix_interpose_modules(const char *li
 
 /* @info plus the hints of MPIX_STORAGE_DEFAULT_HINTS for keys it lacks, in a new info
  * (*@merged, which the caller frees), or @info itself when there are none; %r becomes
- * the rank in MPI_COMM_WORLD, %w the number of the process's window. */
-__attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info info, MPI_Info *merged);
+ * the rank in MPI_COMM_WORLD, %w the number of the process's window. A pair without
+ * '=' is an MPIX_ERRKIND_BAD_HINT error, raised on @comm (the window's communicator). */
+__attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info info, MPI_Comm comm,
+                                                                        MPI_Info *merged);
 
 #endif

@@ -23,7 +23,7 @@ static int allocate(window_allocation *mpix_call, window_allocation *mpi_call, M
     if (!storage_on())
         return mpi_call(size, disp_unit, info, comm, baseptr, win);
     MPI_Info merged;
-    int rc = mpix_interpose_default_hints(info, &merged);
+    int rc = mpix_interpose_default_hints(info, comm, &merged);
     if (rc == MPI_SUCCESS)
         rc = mpix_call(size, disp_unit, merged, comm, baseptr, win);
     if (merged != info)

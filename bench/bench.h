@@ -61,6 +61,10 @@ void bench_note(const bench_options *options, const char *text);
  * Free with free(). */
 void *bench_buffer_alloc(const bench_options *options, size_t bytes);
 
+/* Collective: rank 0 prints (not in CSV) the nodes as the MPI sees them, their host
+ * names with ranks each, and the links' rate when the run is under tools/vcluster. */
+void bench_describe_nodes(const bench_options *options);
+
 /* The directory for scratch files: $MPIX_BENCH_DIR, or /tmp. */
 const char *bench_dir(void);
 

@@ -96,6 +96,7 @@ int main(int argc, char **argv)
                options.repetitions, options.quick ? " (quick)" : "",
                options.hugepages ? ", message buffers on transparent huge pages" : "");
     }
+    bench_describe_nodes(&options);
     for (int i = 0; i < chosen_count; i++)
         status |= chosen[i]->run(&options);
     MPI_Finalize();

@@ -69,7 +69,7 @@ def page(results_dir):
            "counterpart in the same run, samples interleaved; medians in microseconds; ratio =",
            "baseline / mpix (above 1: mpix faster). The module manuals in `docs/` say what to",
            "expect and when a module does not pay; the folder's other pages hold focused",
-           "experiments ([storage checkpoints](storage.md), [hybrid collectives](hy.md)).",
+           "experiments ([storage checkpoints](storage.md), [hybrid collectives](hy.md), [virtual nodes](vcluster.md)).",
            ""]
     for subcommand, runs in sections.items():
         if not runs:

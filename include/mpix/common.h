@@ -111,7 +111,9 @@ int MPIX_Info_validate(MPI_Info info);
  *   `sends_copied`, `sends_in_place`, `receives`, `receives_polled`, `mprotect_calls`,
  *   `faults`, `faults_in_mpi`, `conflict_waits`, `chains`,
  *   `chains_completed_at_last_call`, `hidden_reads`, `retired`, `foreign_faults` (faults
- *   another thread of the process took on a guarded page). Before the first
+ *   another thread of the process took on a guarded page), `neighbour_steps` (touches of
+ *   other data on a guarded page from inside the allocator, let through one instruction
+ *   at a time). Before the first
  *   guarded call they read 0.
  *
  * Counters only grow; take differences around the code of interest.

@@ -1,20 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The SIGSEGV handler: a touch of a page a guarded transfer keeps protected waits for the
  * transfers that need it (the whole chain, with chains on), then the access runs again.
- * Any other fault goes to the handler installed before ours, so real crashes still die
- * with SIGSEGV and MPI's own crash reports still print.
+ * One touch cannot wait so: the heap's own, from inside malloc or free (in the program or
+ * in MPI), of a chunk header that shares a page with a buffer; malloc holds its lock
+ * there, and MPI, called to finish the transfer, would wait for that lock forever. Such a
+ * touch of other data than the transfers' is let through for one instruction: the page
+ * opens, the processor's trap flag stops the thread after that instruction and SIGTRAP
+ * closes the page again (x86-64; elsewhere the transfers finish, as before a touch of
+ * anything else). Any other fault goes to the handler
+ * installed before ours, so real crashes still die with SIGSEGV and MPI's own crash
+ * reports still print.
  *
  * Calling MPI from a signal handler is safe here only because the signal is synchronous:
- * it comes from the program's own load or store, at MPI_THREAD_SINGLE, outside MPI (a
- * fault raised while guard itself is inside MPI takes the other branch, which calls no
- * MPI). */
+ * it comes from the program's own load or store of its buffer, at MPI_THREAD_SINGLE,
+ * outside MPI (a fault raised while guard itself is inside MPI takes the other branch,
+ * which calls no MPI). */
 #include "guard.h"
 
 #include <errno.h>
+#include <link.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#define TRAP_FLAG 0x100   /* EFLAGS.TF: a debug trap after the next instruction */
+#endif
 
 enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16, FOREIGN_RETRIES = 1000, LIST_STEPS = 1 << 16 };
 
@@ -35,6 +50,20 @@ static int select_fault(const mpix_guard_transfer *t, const void *context)
     return 0;
 }
 
+/* Runs the handler installed before guard's, if it is a function; 1 when it ran. */
+static int call_previous(const struct sigaction *previous, int signo, siginfo_t *info, void *context)
+{
+    if (previous && (previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
+        previous->sa_sigaction(signo, info, context);
+        return 1;
+    }
+    if (previous && previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
+        previous->sa_handler(signo);
+        return 1;
+    }
+    return 0;
+}
+
 /* Not guard's fault. For a real crash, give every guarded page back first, with no MPI
  * call, so that the crash handlers that run next (MPI's backtrace, UCX's) never fault on
  * guarded memory, and leave everything else to them. */
@@ -50,14 +79,8 @@ static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *c
             if (t->page_lo < t->page_hi)
                 mprotect((void *)t->page_lo, t->page_hi - t->page_lo, PROT_READ | PROT_WRITE);
     }
-    if (previous && (previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
-        previous->sa_sigaction(signo, info, context);
+    if (call_previous(previous, signo, info, context))
         return;
-    }
-    if (previous && previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
-        previous->sa_handler(signo);
-        return;
-    }
     /* Default action: returning re-executes the access, which now kills the process with
      * the same signal (a SIGSEGV from a fault cannot be ignored). */
     struct sigaction default_action;
@@ -122,6 +145,59 @@ void mpix_guard_take_foreign(mpix_guard_state *state)
                 t->must_complete = 1;
 }
 
+/* 1 when @address is one of the bytes a transfer on @page reads or writes. */
+static int touches_transfer(const mpix_guard_state *state, uintptr_t page, uintptr_t address)
+{
+    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next)
+        if (mpix_guard_covers(t, page) && address >= t->byte_lo && address < t->byte_hi)
+            return 1;
+    return 0;
+}
+
+/* Opens @page for the one instruction that faulted, when that instruction is the
+ * allocator's; on_trap closes it. 0 otherwise, and where the processor has no trap flag
+ * that this code knows: the caller then finishes the transfers instead. */
+static int step_over(mpix_guard_state *state, uintptr_t page, void *context)
+{
+#if defined(TRAP_FLAG)
+    uintptr_t instruction = (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+    if (instruction < state->allocator_lo || instruction >= state->allocator_hi || state->stepped_page ||
+        mprotect((void *)page, state->page_size, PROT_READ | PROT_WRITE) != 0)
+        return 0;
+    state->stepped_page = page;
+    state->stats.mprotect_calls++;
+    state->stats.neighbour_steps++;
+    ((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL] |= TRAP_FLAG;
+    return 1;
+#else
+    (void)state, (void)page, (void)context;
+    return 0;
+#endif
+}
+
+static void on_trap(int signo, siginfo_t *info, void *context)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+#if defined(TRAP_FLAG)
+    if (state && state->stepped_page && gettid() == state->owner) {
+        int saved_errno = errno;
+        uintptr_t page = state->stepped_page;
+        state->stepped_page = 0;
+        ((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TRAP_FLAG;
+        if (mprotect((void *)page, state->page_size, mpix_guard_needed_at(state, page)) == 0)
+            state->stats.mprotect_calls++;
+        errno = saved_errno;
+        return;
+    }
+#endif
+    /* Not ours: a breakpoint or a debugger's trap, for the handler before ours. */
+    struct sigaction *previous = state ? &state->previous_trap_action : NULL;
+    if (call_previous(previous, signo, info, context) || (previous && previous->sa_handler == SIG_IGN))
+        return;
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
 static void on_fault(int signo, siginfo_t *info, void *context)
 {
     mpix_guard_state *state = mpix_guard_state_current();
@@ -151,6 +227,10 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         pass_on(state, signo, info, context);
         return;
     }
+    if (!touches_transfer(state, page, (uintptr_t)info->si_addr) && step_over(state, page, context)) {
+        errno = saved_errno;
+        return;
+    }
     if (state->depth > 0) {
         /* MPI (inside a guarded call or this handler) reached a page shared with guarded
          * memory, e.g. its own heap object next to the user's buffer. Let it through and
@@ -170,8 +250,32 @@ static void on_fault(int signo, siginfo_t *info, void *context)
     errno = saved_errno;
 }
 
+/* dl_iterate_phdr callback: the executable segment of the object holding the address in
+ * the state's allocator_lo. */
+static int find_allocator(struct dl_phdr_info *object, size_t size, void *data)
+{
+    (void)size;
+    mpix_guard_state *state = data;
+    for (int i = 0; i < object->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &object->dlpi_phdr[i];
+        uintptr_t lo = object->dlpi_addr + segment->p_vaddr, hi = lo + segment->p_memsz;
+        if (segment->p_type == PT_LOAD && (segment->p_flags & PF_X) && state->allocator_lo >= lo &&
+            state->allocator_lo < hi) {
+            state->allocator_lo = lo;
+            state->allocator_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int mpix_guard_install_handler(mpix_guard_state *state)
 {
+    /* Found once, here: the handler itself must not ask the dynamic loader. */
+    state->allocator_lo = (uintptr_t)&malloc;
+    if (!dl_iterate_phdr(find_allocator, state))
+        state->allocator_lo = state->allocator_hi = 0;
+
     stack_t current;
     /* The handler must run even when the fault is a push onto a protected stack page (a
      * receive into a local array shares pages with the stack frame). */
@@ -192,6 +296,9 @@ int mpix_guard_install_handler(mpix_guard_state *state)
     sigemptyset(&action.sa_mask);
     if (sigaction(SIGSEGV, &action, &state->previous_action) != 0)
         return MPI_ERR_OTHER;
+    action.sa_sigaction = on_trap;
+    if (sigaction(SIGTRAP, &action, &state->previous_trap_action) != 0)
+        return MPI_ERR_OTHER;
     return MPI_SUCCESS;
 }
 
@@ -201,6 +308,8 @@ void mpix_guard_remove_handler(mpix_guard_state *state)
     if (sigaction(SIGSEGV, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
         current.sa_sigaction == on_fault)
         sigaction(SIGSEGV, &state->previous_action, NULL);
+    if (sigaction(SIGTRAP, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_trap)
+        sigaction(SIGTRAP, &state->previous_trap_action, NULL);
     if (state->signal_stack.ss_sp) {
         stack_t current_stack;
         if (sigaltstack(NULL, &current_stack) == 0 && !(current_stack.ss_flags & SS_ONSTACK) &&

@@ -48,6 +48,7 @@ typedef struct mpix_guard_stats {
     unsigned long chains_completed_at_last_call;
     unsigned long hidden_reads;        /* send copies read through /proc/self/mem */
     unsigned long receives_polled;     /* finished while polled, never protected */
+    unsigned long neighbour_steps;     /* accesses to other data on a guarded page, let through one instruction */
     unsigned long retired;
 } mpix_guard_stats;
 
@@ -93,6 +94,9 @@ typedef struct mpix_guard_state {
     int pending_error;          /* from a completion nobody could return it to */
     int crashed;                /* a fault not ours was passed on: guard stands aside */
     struct sigaction previous_action;
+    struct sigaction previous_trap_action;
+    uintptr_t stepped_page;     /* opened for one instruction of the owner thread (fault.c) */
+    uintptr_t allocator_lo, allocator_hi;   /* the code of the library that defines malloc */
     stack_t signal_stack, previous_signal_stack;
     /* The program's thread (MPI_THREAD_SINGLE: the only one that calls MPI). A fault
      * another thread takes on a guarded page (an MPI or runtime thread whose heap object

@@ -18,6 +18,7 @@ static const mpix_pvar_counter counters[] = {
     { "chains_completed_at_last_call", offsetof(mpix_guard_stats, chains_completed_at_last_call) },
     { "hidden_reads", offsetof(mpix_guard_stats, hidden_reads) },
     { "retired", offsetof(mpix_guard_stats, retired) },
+    { "neighbour_steps", offsetof(mpix_guard_stats, neighbour_steps) },
 };
 
 int mpix_guard_pvar_read(const char *name, MPI_Count *value)

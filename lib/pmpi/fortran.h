@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Fortran callers of the interposition libraries, where the MPI's Fortran bindings call
+ * the PMPI_ names and so pass by the C wrappers: all of Open MPI's (mpif.h and `use mpi`
+ * call mpi_<call>_, `use mpi_f08` calls the C functions ompi_<call>_f, both then
+ * PMPI_<call>) and MPICH's mpi_f08 layer (mpi_<call>_f08_ and _f08ts_; its mpif.h and
+ * `use mpi` layers call the MPI_ names and reach the C wrappers by themselves). The
+ * wrappers take those symbols' place, convert the Fortran arguments and call this
+ * library's C wrapper by its MPI_ name, so a tool stacked in front of this one sees the
+ * Fortran program's calls as well; fenced calls go on to the MPI's own binding. Names
+ * are gfortran's (lower case, one trailing underscore), which other compilers on Linux
+ * share. */
+#ifndef MPIX_PMPI_FORTRAN_H
+#define MPIX_PMPI_FORTRAN_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+#define FORTRAN_EXPORT __attribute__((visibility("default")))
+
+/* Exports @other_name as another name of the wrapper @function (same file): the MPI
+ * gives these names (its mpi_f08 layer's, the `use mpi` TYPE(C_PTR) variants') the
+ * same code. */
+#define FORTRAN_ALIAS(other_name, function) \
+    extern __typeof__(function) other_name __attribute__((alias(#function), visibility("default")))
+
+/* The MPI's own definition of the Fortran-callable @symbol (the one this library's
+ * wrapper hides), looked up once into *@cache; the process is aborted where the MPI has
+ * none, as the call could then not be made at all. */
+void *mpix_fortran_next(const char *symbol, _Atomic(void *) *cache);
+
+/* Stores an MPI return code into a Fortran IERROR argument. */
+static inline void mpix_fortran_error(MPI_Fint *ierr, int rc)
+{
+    if (ierr)
+        *ierr = (MPI_Fint)rc;
+}
+
+#endif

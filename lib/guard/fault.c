@@ -6,10 +6,9 @@
  * there, and MPI, called to finish the transfer, would wait for that lock forever. Such a
  * touch of other data than the transfers' is let through for one instruction: the page
  * opens, the processor's trap flag stops the thread after that instruction and SIGTRAP
- * closes the page again (x86-64; elsewhere the transfers finish, as before a touch of
- * anything else). Any other fault goes to the handler
- * installed before ours, so real crashes still die with SIGSEGV and MPI's own crash
- * reports still print.
+ * closes the page again (x86-64; elsewhere the transfers finish, as for a touch of
+ * anything else). Any other fault goes to the handler installed before ours, so real
+ * crashes still die with SIGSEGV and MPI's own crash reports still print.
  *
  * Calling MPI from a signal handler is safe here only because the signal is synchronous:
  * it comes from the program's own load or store of its buffer, at MPI_THREAD_SINGLE,

@@ -144,15 +144,6 @@ void mpix_guard_take_foreign(mpix_guard_state *state)
                 t->must_complete = 1;
 }
 
-/* 1 when @address is one of the bytes a transfer on @page reads or writes. */
-static int touches_transfer(const mpix_guard_state *state, uintptr_t page, uintptr_t address)
-{
-    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next)
-        if (mpix_guard_covers(t, page) && address >= t->byte_lo && address < t->byte_hi)
-            return 1;
-    return 0;
-}
-
 /* Opens @page for the one instruction that faulted, when that instruction is the
  * allocator's; on_trap closes it. 0 otherwise, and where the processor has no trap flag
  * that this code knows: the caller then finishes the transfers instead. */
@@ -211,24 +202,30 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         errno = saved_errno;
         return;
     }
-    fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
-    int guarded = 0;
-    for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
-        if (!mpix_guard_covers(t, page))
-            continue;
-        guarded = 1;
-        if (state->depth > 0)
-            t->must_complete = 1;
-        else if (state->chain_enabled && selection.chain_count < MAX_CHAINS)
-            selection.chains[selection.chain_count++] = t->chain;
-    }
+    /* Whether a transfer keeps this page, and whether the access is to its own bytes. */
+    uintptr_t address = (uintptr_t)info->si_addr;
+    int guarded = 0, touches_transfer = 0;
+    for (const mpix_guard_transfer *t = state->transfers; t; t = t->next)
+        if (mpix_guard_covers(t, page)) {
+            guarded = 1;
+            touches_transfer |= address >= t->byte_lo && address < t->byte_hi;
+        }
     if (!guarded) {
         pass_on(state, signo, info, context);
         return;
     }
-    if (!touches_transfer(state, page, (uintptr_t)info->si_addr) && step_over(state, page, context)) {
+    if (!touches_transfer && step_over(state, page, context)) {
         errno = saved_errno;
         return;
+    }
+    fault_selection selection = { page, page + state->page_size, { 0 }, 0 };
+    for (mpix_guard_transfer *t = state->transfers; t; t = t->next) {
+        if (!mpix_guard_covers(t, page))
+            continue;
+        if (state->depth > 0)
+            t->must_complete = 1;
+        else if (state->chain_enabled && selection.chain_count < MAX_CHAINS)
+            selection.chains[selection.chain_count++] = t->chain;
     }
     if (state->depth > 0) {
         /* MPI (inside a guarded call or this handler) reached a page shared with guarded

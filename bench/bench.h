@@ -75,6 +75,8 @@ int bench_rma(const bench_options *options);
 int bench_spin(const bench_options *options);
 int bench_hy(const bench_options *options);
 int bench_zcopy(const bench_options *options);
+/* The application table of bench_zcopy (zcopy_apps.c). */
+int bench_zcopy_apps(const bench_options *options);
 int bench_guard(const bench_options *options);
 
 #endif

@@ -231,5 +231,5 @@ int bench_zcopy(const bench_options *options)
         run_case(options, name, type, 1);
     }
     bench_note(options, "above 1: MPIX faster; vs single-copy limit: the fraction of a one-process memcpy reached");
-    return 0;
+    return bench_zcopy_apps(options);
 }

@@ -82,6 +82,10 @@ static int read_knobs(mpix_zcopy_comm *zc)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, &zc->method);
     zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    int thread_level = MPI_THREAD_MULTIPLE;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Query_thread(&thread_level);
+    zc->one_caller = thread_level < MPI_THREAD_MULTIPLE;
     if (rc == MPI_SUCCESS)
         mpix_hint_report(MPI_INFO_NULL, "zcopy");
     return rc;

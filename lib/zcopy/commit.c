@@ -51,7 +51,7 @@ MPIX_API int MPIX_Type_commit_comm(MPI_Datatype *datatype, MPI_Comm comm)
     if (!mpix_type_is_named(*datatype)) {
         rc = mpix_zcopy_global_add(zc, agreed, *datatype);
         if (rc == MPI_SUCCESS)
-            rc = mpix_type_set_global_id(*datatype, comm, agreed);
+            rc = mpix_type_set_global_id(zc, *datatype, comm, agreed);
         if (rc != MPI_SUCCESS)
             mpix_zcopy_global_remove(zc, agreed);
     }

@@ -54,6 +54,7 @@ static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
     mpix_zcopy_mailbox_destroy(process);
+    mpix_layout_table_destroy(process->layouts);
     munmap(process->directory, process->world_size * sizeof *process->directory);
     free(process->access);
     free(process);
@@ -93,6 +94,8 @@ static int process_create(void **state)
     process->slots_in_use = (int)slots_in_use;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COLLAPSE, &process->collapse);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_layout_table_create(&process->layouts);
     process->node_key = node_key(node_ranks);
     /* Without a mailbox (no memfd) this process sends everything through MPI. */
     if (rc == MPI_SUCCESS)

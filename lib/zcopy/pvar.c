@@ -15,6 +15,7 @@ static const mpix_pvar_counter counters[] = {
     { "pulled_shared", offsetof(mpix_zcopy_stats, pulled_shared) },
     { "pushed", offsetof(mpix_zcopy_stats, pushed) },
     { "push_refused", offsetof(mpix_zcopy_stats, push_refused) },
+    { "layouts_flattened", offsetof(mpix_zcopy_stats, layouts_flattened) },
     { "layouts_read", offsetof(mpix_zcopy_stats, layouts_read) },
     { "layouts_global", offsetof(mpix_zcopy_stats, layouts_global) },
     { "layouts_pipelined", offsetof(mpix_zcopy_stats, layouts_pipelined) },

@@ -88,7 +88,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     if (!slot)
         rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
                         source, (int)header->pid, (int)header->mailbox_fd);
-    else if (header->bytes <= capacity && (rc = mpix_layout_view_get(datatype, count, &local)) == MPI_SUCCESS) {
+    else if (header->bytes <= capacity && (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
         mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
         MPI_Count bytes = header->bytes, split = bytes;
@@ -167,7 +167,9 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         return rc;
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     int fits = length >= (int)sizeof header && length - (MPI_Count)sizeof header <= capacity;
-    if (fits) {
+    if (length == (int)sizeof header) /* a header alone: no type around the caller's to commit */
+        rc = PMPI_Mrecv(&header, sizeof header, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    else if (fits) {
         MPI_Datatype posted;
         if ((rc = mpix_zcopy_message_type(&header, buf, count, datatype, &posted)) == MPI_SUCCESS) {
             rc = PMPI_Mrecv(MPI_BOTTOM, 1, posted, &message, MPI_STATUS_IGNORE);
@@ -187,7 +189,9 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         switch (header.kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
-            if (!fits)
+            if (header.data_follows) /* the next message from the sender on this tag; MPI judges its length */
+                rc = PMPI_Recv(buf, count, datatype, matched.MPI_SOURCE, matched.MPI_TAG, comm, MPI_STATUS_IGNORE);
+            else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
             if (header.slot >= 0) /* a timed trial send: it waits until the data is in place */
                 end_message(peer_slot(zc, &header), &header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);

@@ -1,46 +1,169 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The memoized layouts of a datatype, hung on it as an attribute: its element layout,
- * the expansion for the last count used (with an id unique in this process), and the
- * id MPIX_Type_commit_comm agreed on. MPI_Type_free deletes the attribute, so a handle
- * reused for a new type starts with no cache; dup'ed types start empty too.
+/* Memoized layouts. A layout is kept by the datatype's content key (type_key.c) in a
+ * table on the process state: its element layout, the expansion for the last count used
+ * (with an id unique in this process), and the path figures path.c keeps on that
+ * expansion. A datatype's attribute points at its entry, so a handle used again finds it
+ * without building the key; a datatype freed and built again with the same constructors
+ * builds the key once and finds the same entry, the same id (a receiver remembers the
+ * layout under it and reads nothing) and the same figures. MPI_Type_free deletes the
+ * attribute; dup'ed types build their own key (a dup's key differs from its parent's).
  *
- * Threads sending one datatype on different communicators share its cache: a lock
- * guards its creation and expansion, and an expansion that views still use (a receiver
- * may be reading its blocks from this process's memory) is never replaced; a call with
- * another count then gets a layout of its own, unmemoized. */
+ * The table keeps every layout a datatype still names and, beyond those, at most
+ * KEPT_LAYOUTS layouts and KEPT_BLOCKS blocks, dropping the least recently used.
+ * Threads share it: one lock guards the table and the entries' counts, and an expansion
+ * that views still use (a receiver may be reading its blocks from this process's
+ * memory) is never replaced; a call with another count then gets a layout of its own,
+ * unmemoized. */
 #include "zcopy.h"
 #include "common/keyval.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <uthash.h>
 
-typedef struct type_cache {
+enum { KEPT_LAYOUTS = 1024 };
+#define KEPT_BLOCKS ((MPI_Aint)4 << 20)   /* 64 MiB of blocks */
+
+typedef struct layout_entry {
+    UT_hash_handle hh;
+    mpix_type_key key;
     mpix_layout element;
     MPI_Aint extent;
     int count;                /* of the expansion below; -1 before the first */
     mpix_layout expanded;
     uint64_t id;
+    int users;                /* views of the expansion not yet released */
+    int holders;              /* datatype attributes naming the entry */
+    int dropped;              /* out of the table: freed when nothing uses it */
+} layout_entry;
+
+struct mpix_layout_table {
+    layout_entry *entries;    /* uthash, least recently used first */
+    MPI_Aint blocks;          /* in the entries' element and expanded layouts */
+};
+
+/* What a datatype's attribute holds. */
+typedef struct type_cache {
+    layout_entry *entry;
     uint64_t global_id;
     MPI_Comm global_comm;
-    _Atomic int users;        /* views of the expansion not yet released (atomic; raised under the lock) */
 } type_cache;
 
 static pthread_mutex_t type_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static MPI_Aint blocks_of(const layout_entry *entry) { return entry->element.nblocks + entry->expanded.nblocks; }
+
+static void entry_free(layout_entry *entry)
+{
+    mpix_type_key_free(&entry->key);
+    mpix_layout_free(&entry->element);
+    mpix_layout_free(&entry->expanded);
+    free(entry);
+}
+
+/* Under type_cache_lock: frees a dropped entry nothing uses any more. */
+static void entry_settle(layout_entry *entry)
+{
+    if (entry->dropped && entry->holders == 0 && entry->users == 0)
+        entry_free(entry);
+}
+
+/* Under type_cache_lock. */
+static void entry_drop(mpix_layout_table *table, layout_entry *entry)
+{
+    HASH_DEL(table->entries, entry);
+    table->blocks -= blocks_of(entry);
+    entry->dropped = 1;
+    entry_settle(entry);
+}
+
+/* Under type_cache_lock: the least recently used entries no datatype names, until the
+ * table is within its bounds. */
+static void table_trim(mpix_layout_table *table)
+{
+    layout_entry *entry, *next;
+    HASH_ITER(hh, table->entries, entry, next) {
+        if (HASH_COUNT(table->entries) <= KEPT_LAYOUTS && table->blocks <= KEPT_BLOCKS)
+            return;
+        if (entry->holders == 0 && entry->users == 0)
+            entry_drop(table, entry);
+    }
+}
+
+int mpix_layout_table_create(mpix_layout_table **table)
+{
+    *table = calloc(1, sizeof **table);
+    return *table ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+void mpix_layout_table_destroy(mpix_layout_table *table)
+{
+    layout_entry *entry, *next;
+    if (!table)
+        return;
+    pthread_mutex_lock(&type_cache_lock);
+    HASH_ITER(hh, table->entries, entry, next)
+        entry_drop(table, entry);   /* a datatype still naming one frees it when freed */
+    pthread_mutex_unlock(&type_cache_lock);
+    free(table);
+}
 
 static int delete_type_cache(MPI_Datatype type, int keyval, void *value, void *extra)
 {
     type_cache *cache = value;
     (void)type, (void)keyval, (void)extra;
-    mpix_layout_free(&cache->element);
-    mpix_layout_free(&cache->expanded);
+    pthread_mutex_lock(&type_cache_lock);
+    cache->entry->holders--;
+    entry_settle(cache->entry);
+    pthread_mutex_unlock(&type_cache_lock);
     free(cache);
     return MPI_SUCCESS;
 }
 
 static mpix_keyval type_cache_keyval = MPIX_TYPE_KEYVAL_INIT(delete_type_cache);
 
+/* Under type_cache_lock: the entry of @type's content, found or made, most recently
+ * used from now on. */
+static int entry_of(mpix_zcopy_comm *zc, MPI_Datatype type, layout_entry **result)
+{
+    mpix_layout_table *table = zc->process->layouts;
+    layout_entry *entry;
+    mpix_type_key key;
+    int rc = mpix_type_key_of(type, &key);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    HASH_FIND(hh, table->entries, key.bytes, key.length, entry);
+    if (entry) {
+        mpix_type_key_free(&key);
+        HASH_DEL(table->entries, entry);   /* to the most recent end */
+        HASH_ADD_KEYPTR(hh, table->entries, entry->key.bytes, entry->key.length, entry);
+        *result = entry;
+        return MPI_SUCCESS;
+    }
+    if (!(entry = calloc(1, sizeof *entry))) {
+        mpix_type_key_free(&key);
+        return MPI_ERR_NO_MEM;
+    }
+    MPI_Aint lb;
+    entry->key = key;
+    entry->count = -1;
+    rc = PMPI_Type_get_extent(type, &lb, &entry->extent);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_layout_of_element(type, &entry->element);
+    if (rc != MPI_SUCCESS) {
+        entry_free(entry);
+        return rc;
+    }
+    HASH_ADD_KEYPTR(hh, table->entries, entry->key.bytes, entry->key.length, entry);
+    table->blocks += blocks_of(entry);
+    zc->stats.layouts_flattened++;
+    table_trim(table);
+    *result = entry;
+    return MPI_SUCCESS;
+}
+
 /* Under type_cache_lock. */
-static int cache_of(MPI_Datatype type, type_cache **result)
+static int cache_of(mpix_zcopy_comm *zc, MPI_Datatype type, type_cache **result)
 {
     void *value = NULL;
     int rc = mpix_type_attr_get(type, &type_cache_keyval, &value);
@@ -51,23 +174,38 @@ static int cache_of(MPI_Datatype type, type_cache **result)
     type_cache *cache = calloc(1, sizeof *cache);
     if (!cache)
         return MPI_ERR_NO_MEM;
-    MPI_Aint lb;
-    cache->count = -1;
     cache->global_comm = MPI_COMM_NULL;
-    rc = PMPI_Type_get_extent(type, &lb, &cache->extent);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_layout_of_element(type, &cache->element);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_type_attr_set(type, &type_cache_keyval, cache);
-    if (rc != MPI_SUCCESS) {
-        delete_type_cache(type, 0, cache, NULL);
+    if ((rc = entry_of(zc, type, &cache->entry)) != MPI_SUCCESS) {
+        free(cache);
+        return rc;
+    }
+    cache->entry->holders++;
+    if ((rc = mpix_type_attr_set(type, &type_cache_keyval, cache)) != MPI_SUCCESS) {
+        cache->entry->holders--;
+        free(cache);
         return rc;
     }
     *result = cache;
     return MPI_SUCCESS;
 }
 
-int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
+/* Under type_cache_lock: @entry expanded for @count, with a new id when the count
+ * changes. */
+static int expand(mpix_zcopy_process *process, layout_entry *entry, int count)
+{
+    mpix_layout expanded;
+    int rc = mpix_layout_repeat(&entry->element, count, entry->extent, &expanded);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    process->layouts->blocks += expanded.nblocks - entry->expanded.nblocks;
+    mpix_layout_free(&entry->expanded);
+    entry->expanded = expanded;
+    entry->count = count;
+    entry->id = ++process->next_layout_id;
+    return MPI_SUCCESS;
+}
+
+int mpix_layout_view_get(mpix_zcopy_comm *zc, MPI_Datatype type, int count, mpix_layout_view *view)
 {
     view->id = view->global_id = 0;
     view->global_comm = MPI_COMM_NULL;
@@ -89,33 +227,22 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
     }
     type_cache *cache;
     pthread_mutex_lock(&type_cache_lock);
-    int rc = cache_of(type, &cache);
-    if (rc == MPI_SUCCESS && cache->count != count && atomic_load_explicit(&cache->users, memory_order_acquire) > 0) {
+    int rc = cache_of(zc, type, &cache);
+    layout_entry *entry = rc == MPI_SUCCESS ? cache->entry : NULL;
+    if (rc == MPI_SUCCESS && entry->count != count && entry->users > 0) {
         /* Another thread's message still uses the expansion: this call's is its own. */
-        rc = mpix_layout_repeat(&cache->element, count, cache->extent, &view->owned);
+        rc = mpix_layout_repeat(&entry->element, count, entry->extent, &view->owned);
         view->layout = &view->owned;
         pthread_mutex_unlock(&type_cache_lock);
         return rc;
     }
-    if (rc == MPI_SUCCESS && cache->count != count) {
-        /* Takes mpix's init mutex inside type_cache_lock; nothing nests them the other way. */
-        mpix_zcopy_process *process;
-        mpix_layout expanded;
-        rc = mpix_zcopy_process_get(&process);
-        if (rc == MPI_SUCCESS)
-            rc = mpix_layout_repeat(&cache->element, count, cache->extent, &expanded);
-        if (rc == MPI_SUCCESS) {
-            mpix_layout_free(&cache->expanded);
-            cache->expanded = expanded;
-            cache->count = count;
-            cache->id = ++process->next_layout_id;
-        }
-    }
+    if (rc == MPI_SUCCESS && entry->count != count)
+        rc = expand(zc->process, entry, count);
     if (rc == MPI_SUCCESS) {
-        atomic_fetch_add_explicit(&cache->users, 1, memory_order_acq_rel);
-        view->cache = cache;
-        view->layout = &cache->expanded;
-        view->id = cache->id;
+        entry->users++;
+        view->cache = entry;
+        view->layout = &entry->expanded;
+        view->id = entry->id;
         view->global_id = cache->global_id;
         view->global_comm = cache->global_comm;
     }
@@ -125,19 +252,22 @@ int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view)
 
 void mpix_layout_view_release(mpix_layout_view *view)
 {
-    type_cache *cache = view->cache;
-    if (cache) {
-        atomic_fetch_sub_explicit(&cache->users, 1, memory_order_acq_rel);
+    layout_entry *entry = view->cache;
+    if (entry) {
+        pthread_mutex_lock(&type_cache_lock);
+        entry->users--;
+        entry_settle(entry);
+        pthread_mutex_unlock(&type_cache_lock);
         view->cache = NULL;
     }
     mpix_layout_free(&view->owned);
 }
 
-int mpix_type_set_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t global_id)
+int mpix_type_set_global_id(mpix_zcopy_comm *zc, MPI_Datatype type, MPI_Comm comm, uint64_t global_id)
 {
     type_cache *cache;
     pthread_mutex_lock(&type_cache_lock);
-    int rc = cache_of(type, &cache);
+    int rc = cache_of(zc, type, &cache);
     if (rc == MPI_SUCCESS) {
         cache->global_id = global_id;
         cache->global_comm = comm;

@@ -58,7 +58,21 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element);
 /* @count copies of @element, each @extent bytes after the previous. */
 int mpix_layout_repeat(const mpix_layout *element, MPI_Aint count, MPI_Aint extent, mpix_layout *out);
 
-/* ---- layout cache on datatypes (type_cache.c) ------------------------------------- */
+/* ---- content keys of datatypes (type_key.c) ---------------------------------------- */
+
+/* A datatype's constructor tree as bytes: equal keys, equal type maps. */
+typedef struct mpix_type_key {
+    unsigned char *bytes;
+    size_t length, capacity;
+} mpix_type_key;
+
+int mpix_type_key_of(MPI_Datatype type, mpix_type_key *key);
+void mpix_type_key_free(mpix_type_key *key);
+
+/* ---- memoized layouts (type_cache.c) ------------------------------------------------ */
+
+typedef struct mpix_layout_table mpix_layout_table;   /* layouts by content key */
+typedef struct mpix_zcopy_comm mpix_zcopy_comm;
 
 /* A layout to use for one call: memoized on the datatype (id > 0) or made for this call
  * only (owned, id 0; predefined types, which carry no attributes). */
@@ -71,11 +85,13 @@ typedef struct mpix_layout_view {
     void *cache;           /* the datatype's cache while this view uses its layout */
 } mpix_layout_view;
 
-int mpix_layout_view_get(MPI_Datatype type, int count, mpix_layout_view *view);
+/* Flattens a datatype only the first time its content is seen in this process
+ * (zc->stats.layouts_flattened). */
+int mpix_layout_view_get(mpix_zcopy_comm *zc, MPI_Datatype type, int count, mpix_layout_view *view);
 void mpix_layout_view_release(mpix_layout_view *view);
 
 /* Records the collectively agreed id on the datatype's cache (type_cache.c). */
-int mpix_type_set_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t global_id);
+int mpix_type_set_global_id(mpix_zcopy_comm *zc, MPI_Datatype type, MPI_Comm comm, uint64_t global_id);
 int mpix_type_get_global_id(MPI_Datatype type, MPI_Comm comm, uint64_t *global_id);
 
 /* ---- per-process peer directory (process.c) --------------------------------------- */
@@ -115,7 +131,11 @@ typedef struct mpix_zcopy_process {
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
+    mpix_layout_table *layouts;              /* type_cache.c */
 } mpix_zcopy_process;
+
+int mpix_layout_table_create(mpix_layout_table **table);
+void mpix_layout_table_destroy(mpix_layout_table *table);
 
 int mpix_zcopy_process_get(mpix_zcopy_process **process);
 
@@ -137,6 +157,7 @@ typedef struct mpix_zcopy_stats {
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
     unsigned long push_refused;       /* sends whose part the kernel refused: the receiver copied it */
+    unsigned long layouts_flattened;  /* datatypes whose content this process had not seen */
     unsigned long layouts_read;       /* sender layouts read from its memory */
     unsigned long layouts_global;     /* sender layouts known by a collective id */
     unsigned long layouts_pipelined;  /* of layouts_read: read in chunks behind the copy */
@@ -145,13 +166,14 @@ typedef struct mpix_zcopy_stats {
     unsigned long collapse_refused;   /* units it refused (ENOMEM, EINVAL): tried at refold */
 } mpix_zcopy_stats;
 
-typedef struct mpix_zcopy_comm {
+struct mpix_zcopy_comm {
     int enabled;                 /* MPIX_ZCOPY */
     int verbose;
     MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
     MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
     MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
     int method;                  /* MPIX_ZCOPY_METHOD */
+    int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
     int peers;                   /* size of the (remote) group */
     int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
     mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
@@ -167,7 +189,7 @@ typedef struct mpix_zcopy_comm {
     pthread_mutex_t lock;
     int scratch_taken;
     int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
-} mpix_zcopy_comm;
+};
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
 size_t mpix_zcopy_scratch_bytes(void);
@@ -225,6 +247,7 @@ typedef struct mpix_zcopy_header {
     int32_t pid;
     uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
     int32_t mailbox_fd;           /* the sender's mailbox, for the receiver to map */
+    int32_t data_follows;         /* MPIX_ZCOPY_MPI: the data is the next message (send.c) */
     uint64_t mailbox_address;     /* where the sender maps it (a receiver that could not
                                      map it still ends the message, by process_vm_writev) */
     /* MPIX_ZCOPY_RTS only */

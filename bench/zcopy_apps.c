@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mpix-bench zcopy, application table: communication kernels modelled on MILC, NAS MG,
+ * WRF, LAMMPS and a 3D FFT transpose, each written as the application writes it: every
+ * outer iteration builds and commits its datatypes, exchanges a few messages between
+ * ranks 0 and 1 (a round trip each), and frees them. Nothing is warmed up: the first
+ * outer iteration of each way is timed alone and printed as the cold start, then the
+ * ways' samples are interleaved. Compared: MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with
+ * the same datatypes, and MPI_Pack + a contiguous MPI_Send + MPI_Unpack. */
+#include "bench.h"
+
+#include <mpix/mpix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct app_context app_context;
+
+/* A kernel builds the (committed) datatype of one message for each side and names the
+ * buffer it is relative to (MPI_BOTTOM for absolute addresses). */
+typedef struct app_kernel {
+    const char *name;
+    int messages;   /* round trips per outer iteration */
+    void (*build)(app_context *c, int receiving, MPI_Datatype *type, void **base);
+} app_kernel;
+
+struct app_context {
+    const app_kernel *kernel;
+    MPI_Comm comm;
+    int rank;
+    size_t buffer_bytes;
+    char *send, *receive, *packed;
+    int packed_bytes;
+    /* LAMMPS: per-atom arrays of both sides and the atoms sent */
+    double *x[2], *v[2], *q[2];
+    int *tag[2], *species[2];
+    int *send_list;
+};
+
+typedef int send_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int recv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+
+/* ---- kernels ---------------------------------------------------------------------- */
+
+enum { MILC_L = 32, MG_N = 130, WRF_X = 136, WRF_Z = 32, FFT_N = 128 };
+enum { LAMMPS_ATOMS = 32768, LAMMPS_SENT = 2048 };
+
+/* MILC su3 z-down on a 32^4 lattice of su3 vectors (6 floats): a vector over t of
+ * contiguous (y, x) planes, 32 blocks of 24 KiB. */
+static void build_milc(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Datatype su3, plane;
+    MPI_Type_contiguous(6, MPI_FLOAT, &su3);
+    MPI_Type_contiguous(MILC_L * MILC_L, su3, &plane);
+    MPI_Type_create_hvector(MILC_L, 1, (MPI_Aint)MILC_L * MILC_L * MILC_L * 24, plane, type);
+    MPI_Type_free(&su3);
+    MPI_Type_free(&plane);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+/* NAS MG on 130^3 doubles: the x-face, single doubles at stride 130. */
+static void build_mg_x(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Type_vector(MG_N * MG_N, 1, MG_N, MPI_DOUBLE, type);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+/* NAS MG y-face: rows of 130 doubles at stride 130^2. */
+static void build_mg_y(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Type_vector(MG_N, MG_N, MG_N * MG_N, MPI_DOUBLE, type);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+/* WRF y-halo of 3 fields of (x 136, z 32, y 136) floats, 3 rows deep: a struct of one
+ * vector per field, 96 blocks of 1.6 KiB. */
+static void build_wrf(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Datatype fields[3];
+    int lengths[3] = { 1, 1, 1 };
+    MPI_Aint field_bytes = (MPI_Aint)WRF_X * WRF_X * WRF_Z * 4;
+    MPI_Aint displacements[3] = { 0, field_bytes, 2 * field_bytes };
+    for (int f = 0; f < 3; f++)
+        MPI_Type_vector(WRF_Z, 3 * WRF_X, WRF_X * WRF_X, MPI_FLOAT, &fields[f]);
+    MPI_Type_create_struct(3, lengths, displacements, fields, type);
+    for (int f = 0; f < 3; f++)
+        MPI_Type_free(&fields[f]);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+/* LAMMPS full exchange: the sender picks atoms by index from its per-atom arrays
+ * (coordinates, velocities, charge, tag, type) with one hindexed-block type per array at
+ * absolute addresses, joined in a struct at MPI_BOTTOM; the receiver appends them after
+ * its own atoms, contiguous in each array. */
+static void build_lammps(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    int side = receiving ? 1 : 0;
+    MPI_Datatype parts[5], triple;
+    MPI_Aint addresses[5];
+    int lengths[5] = { 1, 1, 1, 1, 1 };
+    MPI_Type_contiguous(3, MPI_DOUBLE, &triple);
+    if (!receiving) {
+        MPI_Aint *at = malloc(LAMMPS_SENT * sizeof *at);
+        void *arrays[5] = { c->x[0], c->v[0], c->q[0], c->tag[0], c->species[0] };
+        size_t sizes[5] = { 24, 24, 8, 4, 4 };
+        MPI_Datatype elements[5] = { triple, triple, MPI_DOUBLE, MPI_INT, MPI_INT };
+        for (int p = 0; p < 5; p++) {
+            for (int i = 0; i < LAMMPS_SENT; i++)
+                MPI_Get_address((char *)arrays[p] + c->send_list[i] * sizes[p], &at[i]);
+            MPI_Type_create_hindexed_block(LAMMPS_SENT, 1, at, elements[p], &parts[p]);
+            addresses[p] = 0;
+        }
+        free(at);
+    } else {
+        MPI_Type_contiguous(LAMMPS_SENT, triple, &parts[0]);
+        MPI_Type_contiguous(LAMMPS_SENT, triple, &parts[1]);
+        MPI_Type_contiguous(LAMMPS_SENT, MPI_DOUBLE, &parts[2]);
+        MPI_Type_contiguous(LAMMPS_SENT, MPI_INT, &parts[3]);
+        MPI_Type_contiguous(LAMMPS_SENT, MPI_INT, &parts[4]);
+        MPI_Get_address(c->x[side] + 3 * LAMMPS_ATOMS, &addresses[0]);
+        MPI_Get_address(c->v[side] + 3 * LAMMPS_ATOMS, &addresses[1]);
+        MPI_Get_address(c->q[side] + LAMMPS_ATOMS, &addresses[2]);
+        MPI_Get_address(c->tag[side] + LAMMPS_ATOMS, &addresses[3]);
+        MPI_Get_address(c->species[side] + LAMMPS_ATOMS, &addresses[4]);
+    }
+    MPI_Type_create_struct(5, lengths, addresses, parts, type);
+    for (int p = 0; p < 5; p++)
+        MPI_Type_free(&parts[p]);
+    MPI_Type_free(&triple);
+    MPI_Type_commit(type);
+    *base = MPI_BOTTOM;
+}
+
+/* 3D FFT transpose of a 128^3 grid of complex doubles on two ranks: each holds a slab of
+ * 64 x-planes and sends the half of every plane the other rank will own, a subarray of
+ * 4096 blocks of 2 KiB. */
+static void build_fft(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Datatype complex_double;
+    int sizes[3] = { FFT_N / 2, FFT_N, FFT_N }, subsizes[3] = { FFT_N / 2, FFT_N / 2, FFT_N };
+    int starts[3] = { 0, receiving ? 0 : FFT_N / 2, 0 };
+    MPI_Type_contiguous(2, MPI_DOUBLE, &complex_double);
+    MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, complex_double, type);
+    MPI_Type_free(&complex_double);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+static const app_kernel kernels[] = {
+    { "MILC su3 z-down 32^4, 24 KiB blocks", 4, build_milc },
+    { "NAS MG x-face 130^3, 8 B blocks", 2, build_mg_x },
+    { "NAS MG y-face 130^3, 1 KiB blocks", 2, build_mg_y },
+    { "WRF y-halo 3 fields, 1.6 KiB blocks", 3, build_wrf },
+    { "LAMMPS exchange 2048 of 32768 atoms, MPI_BOTTOM", 2, build_lammps },
+    { "3D FFT transpose 128^3 on 2 ranks, 2 KiB blocks", 1, build_fft },
+};
+
+/* ---- the three ways ----------------------------------------------------------------- */
+
+static void with_calls(app_context *c, int iterations, send_fn *send, recv_fn *recv)
+{
+    for (int i = 0; i < iterations; i++) {
+        MPI_Datatype send_type, receive_type;
+        void *send_base, *receive_base;
+        c->kernel->build(c, 0, &send_type, &send_base);
+        c->kernel->build(c, 1, &receive_type, &receive_base);
+        for (int m = 0; m < c->kernel->messages; m++) {
+            if (c->rank == 0) {
+                send(send_base, 1, send_type, 1, m, c->comm);
+                recv(receive_base, 1, receive_type, 1, m, c->comm, MPI_STATUS_IGNORE);
+            } else if (c->rank == 1) {
+                recv(receive_base, 1, receive_type, 0, m, c->comm, MPI_STATUS_IGNORE);
+                send(send_base, 1, send_type, 0, m, c->comm);
+            }
+        }
+        MPI_Type_free(&send_type);
+        MPI_Type_free(&receive_type);
+    }
+}
+
+static void zcopy_way(void *context, int iterations) { with_calls(context, iterations, MPIX_Send_zcopy, MPIX_Recv_zcopy); }
+static void datatype_way(void *context, int iterations) { with_calls(context, iterations, MPI_Send, MPI_Recv); }
+
+static void pack_way(void *context, int iterations)
+{
+    app_context *c = context;
+    for (int i = 0; i < iterations; i++) {
+        MPI_Datatype send_type, receive_type;
+        void *send_base, *receive_base;
+        c->kernel->build(c, 0, &send_type, &send_base);
+        c->kernel->build(c, 1, &receive_type, &receive_base);
+        for (int m = 0; m < c->kernel->messages; m++)
+            for (int turn = 0; turn < 2; turn++) {
+                int sending = (c->rank == 0) == (turn == 0), peer = 1 - c->rank, position = 0;
+                if (c->rank > 1)
+                    break;
+                if (sending) {
+                    MPI_Pack(send_base, 1, send_type, c->packed, c->packed_bytes, &position, c->comm);
+                    MPI_Send(c->packed, position, MPI_PACKED, peer, m, c->comm);
+                } else {
+                    MPI_Recv(c->packed, c->packed_bytes, MPI_PACKED, peer, m, c->comm, MPI_STATUS_IGNORE);
+                    MPI_Unpack(c->packed, c->packed_bytes, &position, receive_base, 1, receive_type, c->comm);
+                }
+            }
+        MPI_Type_free(&send_type);
+        MPI_Type_free(&receive_type);
+    }
+}
+
+/* ---- setup and rows --------------------------------------------------------------- */
+
+static void lammps_arrays(const bench_options *options, app_context *c)
+{
+    for (int side = 0; side < 2; side++) {
+        size_t atoms = LAMMPS_ATOMS + LAMMPS_SENT;   /* room for received atoms */
+        c->x[side] = bench_buffer_alloc(options, atoms * 24);
+        c->v[side] = bench_buffer_alloc(options, atoms * 24);
+        c->q[side] = bench_buffer_alloc(options, atoms * 8);
+        c->tag[side] = bench_buffer_alloc(options, atoms * 4);
+        c->species[side] = bench_buffer_alloc(options, atoms * 4);
+        for (size_t a = 0; a < atoms; a++) {
+            for (int d = 0; d < 3; d++)
+                c->x[side][3 * a + d] = a + 0.1 * d, c->v[side][3 * a + d] = -(double)a;
+            c->q[side][a] = a % 3 - 1.0;
+            c->tag[side][a] = (int)a + 1;
+            c->species[side][a] = (int)(a % 4) + 1;
+        }
+    }
+    /* Atoms near one face of the box: about one in sixteen, in index order. */
+    c->send_list = malloc(LAMMPS_SENT * sizeof *c->send_list);
+    for (int i = 0; i < LAMMPS_SENT; i++)
+        c->send_list[i] = 16 * i + (i * 7) % 13;
+}
+
+static void free_context(app_context *c)
+{
+    free(c->send);
+    free(c->receive);
+    free(c->packed);
+    for (int side = 0; side < 2; side++) {
+        free(c->x[side]);
+        free(c->v[side]);
+        free(c->q[side]);
+        free(c->tag[side]);
+        free(c->species[side]);
+    }
+    free(c->send_list);
+}
+
+/* One outer iteration of @fn, alone, timed on the slowest of ranks 0 and 1. */
+static bench_stats time_once(const bench_options *options, bench_fn fn, app_context *c)
+{
+    MPI_Barrier(options->comm);
+    double start = MPI_Wtime();
+    fn(c, 1);
+    double mine = MPI_Wtime() - start, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, options->comm);
+    return (bench_stats){ slowest, slowest };
+}
+
+static void run_kernel(const bench_options *options, const app_kernel *kernel)
+{
+    app_context c = { .kernel = kernel, .rank = options->rank };
+    MPI_Comm_dup(options->comm, &c.comm);   /* zcopy's state of a communicator starts cold */
+    size_t bytes = kernel == &kernels[0] ? (size_t)MILC_L * MILC_L * MILC_L * MILC_L * 24
+                   : kernel == &kernels[1] || kernel == &kernels[2] ? (size_t)MG_N * MG_N * MG_N * 8
+                   : kernel == &kernels[3] ? (size_t)3 * WRF_X * WRF_X * WRF_Z * 4
+                   : kernel == &kernels[5] ? (size_t)FFT_N * FFT_N * FFT_N * 16 / 2
+                                           : 64;
+    c.buffer_bytes = bytes;
+    c.send = bench_buffer_alloc(options, bytes);
+    c.receive = bench_buffer_alloc(options, bytes);
+    for (size_t i = 0; i < bytes; i++)
+        c.send[i] = (char)i, c.receive[i] = 0;
+    if (kernel->build == build_lammps)
+        lammps_arrays(options, &c);
+
+    MPI_Datatype type;
+    void *base;
+    int size;
+    kernel->build(&c, 0, &type, &base);
+    MPI_Type_size(type, &size);
+    MPI_Pack_size(1, type, c.comm, &c.packed_bytes);
+    MPI_Type_free(&type);
+    c.packed = malloc(c.packed_bytes);
+    size_t moved = 2 * (size_t)kernel->messages * size;   /* per outer iteration */
+
+    char label[192];
+    bench_stats cold_zcopy = time_once(options, zcopy_way, &c);
+    bench_stats cold_datatype = time_once(options, datatype_way, &c);
+    snprintf(label, sizeof label, "%s: first iteration vs MPI datatype", kernel->name);
+    bench_row(options, "zcopy-apps", label, moved, cold_zcopy, cold_datatype);
+
+    /* About 32 MiB moved per sample (8 with --quick), 1 to 50 outer iterations. */
+    int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);
+    iterations = iterations < 1 ? 1 : iterations > 50 ? 50 : iterations;
+    bench_stats time[3];
+    bench_time_together(options, 3,
+                        (bench_case[]){ { zcopy_way, &c }, { datatype_way, &c }, { pack_way, &c } }, iterations,
+                        time);
+    snprintf(label, sizeof label, "%s vs MPI datatype", kernel->name);
+    bench_row(options, "zcopy-apps", label, moved, time[0], time[1]);
+    snprintf(label, sizeof label, "%s vs pack/unpack", kernel->name);
+    bench_row(options, "zcopy-apps", label, moved, time[0], time[2]);
+    free_context(&c);
+    MPI_Comm_free(&c.comm);
+}
+
+int bench_zcopy_apps(const bench_options *options)
+{
+    bench_heading(options, "zcopy-apps", "MPIX_Send/Recv_zcopy", "the named alternative");
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        run_kernel(options, &kernels[k]);
+    bench_note(options, "each iteration builds, uses and frees its datatypes; nothing warmed up; "
+                        "first iteration: each way's first, alone");
+    return 0;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Datatypes built, committed, used for a few messages and freed every iteration, as
+ * applications write halo exchanges: rank 0 sends, rank 1 receives (others idle), each
+ * iteration building a nested vector (MILC-like, 32 blocks of 24 KiB), an indexed type
+ * of 600 blocks (too many to travel in the header, so the receiver must know the
+ * sender's layout) and a resized copy of the vector with another extent, sent with
+ * count 2 (same constructors, another type map: it must not be taken for the vector).
+ * Every message's bytes are checked. With zero-copy forced (MPIX_ZCOPY_METHOD=direct),
+ * the test asserts that layouts are memoized by content, not by handle: each side
+ * flattens each of the three contents once, whatever the number of iterations, and the
+ * receiver reads each of the sender's three layouts (all too long for the header) from
+ * its memory once. Then a type freed and
+ * a different one built (MPI may give it the same handle) still moves its own bytes. */
+#include "mpix_test.h"
+#include "zcopy_stats.h"
+
+#include <mpix/mpix.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ITERATIONS = 12, MESSAGES = 3, PLANE = 24 * 1024, PLANES = 32, STRIDE = 4 * PLANE };
+enum { INDEXED_BLOCKS = 600 };
+
+static void build_vector(MPI_Datatype *type)
+{
+    MPI_Datatype plane;
+    MPI_Type_contiguous(PLANE, MPI_BYTE, &plane);
+    MPI_Type_create_hvector(PLANES, 1, STRIDE, plane, type);
+    MPI_Type_free(&plane);
+    MPI_Type_commit(type);
+}
+
+static void build_indexed(MPI_Datatype *type)
+{
+    int lengths[INDEXED_BLOCKS], displacements[INDEXED_BLOCKS];
+    for (int b = 0; b < INDEXED_BLOCKS; b++) {
+        lengths[b] = 1 + b % 7;
+        displacements[b] = 16 * b + (b % 3);
+    }
+    MPI_Type_indexed(INDEXED_BLOCKS, lengths, displacements, MPI_DOUBLE, type);
+    MPI_Type_commit(type);
+}
+
+/* The vector with its extent stretched: count 2 places the second element elsewhere. */
+static void build_resized(MPI_Datatype *type)
+{
+    MPI_Datatype vector;
+    build_vector(&vector);
+    MPI_Type_create_resized(vector, 0, (MPI_Aint)PLANES * STRIDE + 4096, type);
+    MPI_Type_free(&vector);
+    MPI_Type_commit(type);
+}
+
+static size_t span_of(MPI_Datatype type, int count)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    return (size_t)(true_lb + (count - 1) * extent + true_extent);
+}
+
+/* Rank 0 sends @count of @type from a buffer of known bytes; rank 1 receives into a
+ * zeroed buffer and compares with MPI_Pack of both sides, which reads the same type map. */
+static void exchange(int rank, MPI_Datatype type, int count, int salt, const char *what)
+{
+    size_t span = span_of(type, count);
+    unsigned char *buffer = calloc(span, 1);
+    int packed_size;
+    MPI_Pack_size(count, type, MPI_COMM_WORLD, &packed_size);
+    if (rank == 0) {
+        for (size_t i = 0; i < span; i++)
+            buffer[i] = (unsigned char)(i * 7 + salt);
+        CHECK(MPIX_Send_zcopy(buffer, count, type, 1, salt, MPI_COMM_WORLD) == MPI_SUCCESS, "%s: send", what);
+    } else if (rank == 1) {
+        MPI_Status status;
+        CHECK(MPIX_Recv_zcopy(buffer, count, type, 0, salt, MPI_COMM_WORLD, &status) == MPI_SUCCESS, "%s: receive",
+              what);
+        unsigned char *expected = malloc(span), *got = malloc(packed_size), *want = malloc(packed_size);
+        for (size_t i = 0; i < span; i++)
+            expected[i] = (unsigned char)(i * 7 + salt);
+        int got_at = 0, want_at = 0;
+        MPI_Pack(buffer, count, type, got, packed_size, &got_at, MPI_COMM_SELF);
+        MPI_Pack(expected, count, type, want, packed_size, &want_at, MPI_COMM_SELF);
+        CHECK(got_at == want_at && memcmp(got, want, got_at) == 0, "%s: the received bytes differ", what);
+        /* Bytes outside the type map stay as they were. */
+        size_t touched = 0;
+        for (size_t i = 0; i < span; i++)
+            touched += buffer[i] != 0;
+        CHECK(touched <= (size_t)packed_size, "%s: %zu bytes written for a message of %d", what, touched, packed_size);
+        free(expected);
+        free(got);
+        free(want);
+    }
+    free(buffer);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, ranks;
+    mpix_test_start(&argc, &argv, &rank, &ranks);
+    const char *method = getenv("MPIX_ZCOPY_METHOD");
+    int forced = method && strcmp(method, "direct") == 0;
+    zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
+
+    for (int iteration = 0; iteration < ITERATIONS; iteration++) {
+        MPI_Datatype vector, indexed, resized;
+        build_vector(&vector);
+        build_indexed(&indexed);
+        build_resized(&resized);
+        for (int m = 0; m < MESSAGES; m++) {
+            exchange(rank, vector, 1, 3 * m + 1, "vector");
+            exchange(rank, indexed, 1, 3 * m + 2, "indexed");
+            exchange(rank, resized, 2, 3 * m + 3, "resized, count 2");
+        }
+        MPI_Type_free(&vector);
+        MPI_Type_free(&indexed);
+        MPI_Type_free(&resized);
+    }
+
+    zcopy_counters after = zcopy_stats_of(MPI_COMM_WORLD);
+    unsigned long flattened = after.layouts_flattened - before.layouts_flattened;
+    unsigned long read = after.layouts_read - before.layouts_read;
+    unsigned long zero_copy = after.sent_zero_copy - before.sent_zero_copy;
+    if (forced && rank == 0) {
+        /* The first message to a peer goes through MPI: it asks whether the peer can attach. */
+        CHECK(zero_copy == 3 * ITERATIONS * MESSAGES - 1, "%lu of %d messages zero-copy", zero_copy,
+              3 * ITERATIONS * MESSAGES);
+        CHECK(flattened == 3, "the sender flattened %lu layouts for 3 contents", flattened);
+    }
+    if (forced && rank == 1) {
+        CHECK(flattened == 3, "the receiver flattened %lu layouts for 3 contents", flattened);
+        CHECK(read == 3, "the sender's 3 layouts were read %lu times", read);
+    }
+    /* Whatever the path: each side flattened a content at most once. */
+    CHECK(flattened <= 3, "%lu layouts flattened for 3 contents", flattened);
+
+    /* A type freed, then another built: if MPI hands out the same handle, its memoized
+     * layout must not be the old one's. */
+    for (int round = 0; round < 2; round++) {
+        MPI_Datatype type;
+        if (round == 0)
+            build_indexed(&type);
+        else {
+            MPI_Type_vector(300, 3, 5, MPI_DOUBLE, &type);
+            MPI_Type_commit(&type);
+        }
+        exchange(rank, type, 1, 40 + round, round == 0 ? "first type" : "a new type after a free");
+        MPI_Type_free(&type);
+    }
+    return mpix_test_finish("zcopy_rebuilt");
+}

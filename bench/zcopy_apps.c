@@ -184,6 +184,24 @@ static void with_calls(app_context *c, int iterations, send_fn *send, recv_fn *r
 static void zcopy_way(void *context, int iterations) { with_calls(context, iterations, MPIX_Send_zcopy, MPIX_Recv_zcopy); }
 static void datatype_way(void *context, int iterations) { with_calls(context, iterations, MPI_Send, MPI_Recv); }
 
+/* MPICH 4.0 refuses MPI_Pack and MPI_Unpack at MPI_BOTTOM (a null buffer): a type of
+ * absolute addresses is packed from a real address with the type shifted back by it. */
+static void off_bottom(MPI_Datatype *type, void **base, void *anchor)
+{
+    if (*base != MPI_BOTTOM)
+        return;
+    MPI_Aint at;
+    int one = 1;
+    MPI_Datatype shifted;
+    MPI_Get_address(anchor, &at);
+    MPI_Aint displacement = -at;
+    MPI_Type_create_struct(1, &one, &displacement, type, &shifted);
+    MPI_Type_commit(&shifted);
+    MPI_Type_free(type);
+    *type = shifted;
+    *base = anchor;
+}
+
 static void pack_way(void *context, int iterations)
 {
     app_context *c = context;
@@ -192,6 +210,8 @@ static void pack_way(void *context, int iterations)
         void *send_base, *receive_base;
         c->kernel->build(c, 0, &send_type, &send_base);
         c->kernel->build(c, 1, &receive_type, &receive_base);
+        off_bottom(&send_type, &send_base, c->send);
+        off_bottom(&receive_type, &receive_base, c->receive);
         for (int m = 0; m < c->kernel->messages; m++)
             for (int turn = 0; turn < 2; turn++) {
                 int sending = (c->rank == 0) == (turn == 0), peer = 1 - c->rank, position = 0;

@@ -19,7 +19,8 @@ typedef struct app_context app_context;
  * buffer it is relative to (MPI_BOTTOM for absolute addresses). */
 typedef struct app_kernel {
     const char *name;
-    int messages;   /* round trips per outer iteration */
+    int messages;          /* round trips per outer iteration */
+    size_t buffer_bytes;   /* of each side's array (LAMMPS: its own per-atom arrays) */
     void (*build)(app_context *c, int receiving, MPI_Datatype *type, void **base);
 } app_kernel;
 
@@ -27,7 +28,6 @@ struct app_context {
     const app_kernel *kernel;
     MPI_Comm comm;
     int rank;
-    size_t buffer_bytes;
     char *send, *receive, *packed;
     int packed_bytes;
     /* LAMMPS: per-atom arrays of both sides and the atoms sent */
@@ -150,12 +150,12 @@ static void build_fft(app_context *c, int receiving, MPI_Datatype *type, void **
 }
 
 static const app_kernel kernels[] = {
-    { "MILC su3 z-down 32^4, 24 KiB blocks", 4, build_milc },
-    { "NAS MG x-face 130^3, 8 B blocks", 2, build_mg_x },
-    { "NAS MG y-face 130^3, 1 KiB blocks", 2, build_mg_y },
-    { "WRF y-halo 3 fields, 1.6 KiB blocks", 3, build_wrf },
-    { "LAMMPS exchange 2048 of 32768 atoms, MPI_BOTTOM", 2, build_lammps },
-    { "3D FFT transpose 128^3 on 2 ranks, 2 KiB blocks", 1, build_fft },
+    { "MILC su3 z-down 32^4, 24 KiB blocks", 4, (size_t)MILC_L * MILC_L * MILC_L * MILC_L * 24, build_milc },
+    { "NAS MG x-face 130^3, 8 B blocks", 2, (size_t)MG_N * MG_N * MG_N * 8, build_mg_x },
+    { "NAS MG y-face 130^3, 1 KiB blocks", 2, (size_t)MG_N * MG_N * MG_N * 8, build_mg_y },
+    { "WRF y-halo 3 fields, 1.6 KiB blocks", 3, (size_t)3 * WRF_X * WRF_X * WRF_Z * 4, build_wrf },
+    { "LAMMPS exchange 2048 of 32768 atoms, MPI_BOTTOM", 2, 64, build_lammps },
+    { "3D FFT transpose 128^3 on 2 ranks, 2 KiB blocks", 1, (size_t)FFT_N * FFT_N * FFT_N * 16 / 2, build_fft },
 };
 
 /* ---- the three ways ----------------------------------------------------------------- */
@@ -270,27 +270,11 @@ static void free_context(app_context *c)
     free(c->send_list);
 }
 
-/* One outer iteration of @fn, alone, timed on the slowest of ranks 0 and 1. */
-static bench_stats time_once(const bench_options *options, bench_fn fn, app_context *c)
-{
-    MPI_Barrier(options->comm);
-    double start = MPI_Wtime();
-    fn(c, 1);
-    double mine = MPI_Wtime() - start, slowest;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, options->comm);
-    return (bench_stats){ slowest, slowest };
-}
-
 static void run_kernel(const bench_options *options, const app_kernel *kernel)
 {
     app_context c = { .kernel = kernel, .rank = options->rank };
     MPI_Comm_dup(options->comm, &c.comm);   /* zcopy's state of a communicator starts cold */
-    size_t bytes = kernel == &kernels[0] ? (size_t)MILC_L * MILC_L * MILC_L * MILC_L * 24
-                   : kernel == &kernels[1] || kernel == &kernels[2] ? (size_t)MG_N * MG_N * MG_N * 8
-                   : kernel == &kernels[3] ? (size_t)3 * WRF_X * WRF_X * WRF_Z * 4
-                   : kernel == &kernels[5] ? (size_t)FFT_N * FFT_N * FFT_N * 16 / 2
-                                           : 64;
-    c.buffer_bytes = bytes;
+    size_t bytes = kernel->buffer_bytes;
     c.send = bench_buffer_alloc(options, bytes);
     c.receive = bench_buffer_alloc(options, bytes);
     for (size_t i = 0; i < bytes; i++)
@@ -308,9 +292,14 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     c.packed = malloc(c.packed_bytes);
     size_t moved = 2 * (size_t)kernel->messages * size;   /* per outer iteration */
 
+    /* No sample is discarded, whatever --warmup says: a program has no untimed
+     * iterations. The first iteration of each way is one sample of its own. */
+    bench_options unwarmed = *options, once = *options;
+    unwarmed.warmup = once.warmup = 0;
+    once.repetitions = 1;
     char label[192];
-    bench_stats cold_zcopy = time_once(options, zcopy_way, &c);
-    bench_stats cold_datatype = time_once(options, datatype_way, &c);
+    bench_stats cold_zcopy = bench_time(&once, zcopy_way, &c, 1);
+    bench_stats cold_datatype = bench_time(&once, datatype_way, &c, 1);
     snprintf(label, sizeof label, "%s: first iteration vs MPI datatype", kernel->name);
     bench_row(options, "zcopy-apps", label, moved, cold_zcopy, cold_datatype);
 
@@ -318,7 +307,7 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);
     iterations = iterations < 1 ? 1 : iterations > 50 ? 50 : iterations;
     bench_stats time[3];
-    bench_time_together(options, 3,
+    bench_time_together(&unwarmed, 3,
                         (bench_case[]){ { zcopy_way, &c }, { datatype_way, &c }, { pack_way, &c } }, iterations,
                         time);
     snprintf(label, sizeof label, "%s vs MPI datatype", kernel->name);

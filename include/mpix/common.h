@@ -103,7 +103,8 @@ int MPIX_Info_validate(MPI_Info info);
  * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
  *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`
  *   (of `sent_mpi`: why), `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`,
- *   `push_refused`, `layouts_read`, `layouts_global`, `layouts_pipelined`,
+ *   `push_refused`, `layouts_flattened` (datatype contents this process had not seen),
+ *   `layouts_read`, `layouts_global`, `layouts_pipelined`,
  *   `collapsed_units`, `collapse_deferred`, `collapse_refused`;
  * - `guard.*` are per process (@p comm is not read; pass MPI_COMM_NULL): the states
  *   `active`, `chain`, `copy_bytes`, `poll_ns` (-1: worked out from the measured cost),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The one MPI message of a zcopy call, header and data together: one message per call
- * on the caller's communicator and tag, so that no other receive (another thread's
- * wildcard receive included) can take the data apart from its header. */
+/* Header and data of a zcopy call as one MPI message on the caller's communicator and
+ * tag, so that no other receive (another thread's wildcard receive included) can take
+ * the data apart from its header. Used for small messages, and for large ones under
+ * MPI_THREAD_MULTIPLE (send.c sends the others as two messages). */
 #include "zcopy.h"
 
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,

@@ -202,6 +202,7 @@ static int expand(mpix_zcopy_process *process, layout_entry *entry, int count)
     entry->expanded = expanded;
     entry->count = count;
     entry->id = ++process->next_layout_id;
+    table_trim(process->layouts);   /* @entry stays: a datatype names it */
     return MPI_SUCCESS;
 }
 

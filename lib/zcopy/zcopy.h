@@ -74,7 +74,7 @@ void mpix_type_key_free(mpix_type_key *key);
 typedef struct mpix_layout_table mpix_layout_table;   /* layouts by content key */
 typedef struct mpix_zcopy_comm mpix_zcopy_comm;
 
-/* A layout to use for one call: memoized on the datatype (id > 0) or made for this call
+/* A layout to use for one call: memoized by the datatype's content (id > 0) or made for this call
  * only (owned, id 0; predefined types, which carry no attributes). */
 typedef struct mpix_layout_view {
     mpix_layout *layout;
@@ -82,7 +82,7 @@ typedef struct mpix_layout_view {
     uint64_t global_id;    /* from MPIX_Type_commit_comm on global_comm, else 0 */
     MPI_Comm global_comm;
     mpix_layout owned;
-    void *cache;           /* the datatype's cache while this view uses its layout */
+    void *cache;           /* the memoized entry while this view uses its layout (type_cache.c) */
 } mpix_layout_view;
 
 /* Flattens a datatype only the first time its content is seen in this process
@@ -257,9 +257,8 @@ typedef struct mpix_zcopy_header {
 } mpix_zcopy_header;
 
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
- * of @datatype at @buf (message.c): what a sender sends with data inline and what every
- * receive is posted with (a header-only message fills the header alone). Free it with
- * MPI_Type_free. */
+ * of @datatype at @buf (message.c): what a sender sends with data inline in one message
+ * and what a receive of such a message is posted with. Free it with MPI_Type_free. */
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message);
 

@@ -7,7 +7,9 @@
  * touch of other data than the transfers' is let through for one instruction: the page
  * opens, the processor's trap flag stops the thread after that instruction and SIGTRAP
  * closes the page again (x86-64; elsewhere the transfers finish, as for a touch of
- * anything else). Any other fault goes to the handler installed before ours, so real
+ * anything else). Inside guard's own MPI calls the page opens for good instead and its
+ * transfers finish before the call returns: MPI may hand the memory it just took to
+ * the kernel, which fails with EFAULT on a closed page. Any other fault goes to the handler installed before ours, so real
  * crashes still die with SIGSEGV and MPI's own crash reports still print.
  *
  * Calling MPI from a signal handler is safe here only because the signal is synchronous:
@@ -214,7 +216,11 @@ static void on_fault(int signo, siginfo_t *info, void *context)
         pass_on(state, signo, info, context);
         return;
     }
-    if (!touches_transfer && step_over(state, page, context)) {
+    /* Inside MPI an allocator's touch is MPI taking memory on this page, which it may
+     * hand to the kernel next (a TCP readv into a fresh fragment): a system call on a
+     * closed page fails with EFAULT and raises no signal, so the page must stay open.
+     * It does, on the branch for faults inside MPI below. */
+    if (!touches_transfer && state->depth == 0 && step_over(state, page, context)) {
         errno = saved_errno;
         return;
     }

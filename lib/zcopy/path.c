@@ -21,10 +21,9 @@
 
 enum { EXPLORE = 64, BURST = 4 };
 
-/* Whether MPI's datatype engine clearly beats both kernel copies for this layout: by
- * more than the model's error, a quarter, since on a tie the single copy leaves the
- * sender's core and cache free. */
-static int too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
+/* MPI's datatype engine must beat both kernel copies by more than the model's error, a
+ * quarter, since on a tie the single copy leaves the sender's core and cache free. */
+int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
 {
     const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
     return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
@@ -51,7 +50,7 @@ int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, in
     *timed = 0;
     if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
         return MPIX_ZCOPY_RTS;
-    if (too_fragmented(zc, layout)) {
+    if (mpix_zcopy_too_fragmented(zc, layout)) {
         zc->stats.sent_fragmented++;
         return MPIX_ZCOPY_MPI;
     }

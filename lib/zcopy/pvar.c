@@ -9,6 +9,7 @@ static const mpix_pvar_counter counters[] = {
     { "sent_mpi", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_MPI]) },
     { "sent_zero_copy", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_RTS]) },
     { "sent_fragmented", offsetof(mpix_zcopy_stats, sent_fragmented) },
+    { "sent_by_shape", offsetof(mpix_zcopy_stats, sent_by_shape) },
     { "sent_slower", offsetof(mpix_zcopy_stats, sent_slower) },
     { "pulled_direct", offsetof(mpix_zcopy_stats, pulled_direct) },
     { "pulled_staged", offsetof(mpix_zcopy_stats, pulled_staged) },

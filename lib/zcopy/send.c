@@ -157,9 +157,22 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         zc->stats.sent[kind]++;
         return send_inline(zc, kind, -1, buf, count, datatype, &header, dest, tag, comm);
     }
+    /* A shape found too fragmented before goes through MPI without its content key. */
+    mpix_type_shape shape;
+    int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO;
+    if (by_shape && (rc = mpix_type_shape_of(datatype, count, &shape)) != MPI_SUCCESS)
+        return rc;
+    if (by_shape && mpix_zcopy_shape_fragmented(process, &shape)) {
+        zc->stats.sent_fragmented++;
+        zc->stats.sent_by_shape++;
+        zc->stats.sent[MPIX_ZCOPY_MPI]++;
+        return send_inline(zc, MPIX_ZCOPY_MPI, -1, buf, count, datatype, &header, dest, tag, comm);
+    }
     if ((rc = mpix_layout_view_get(zc, datatype, count, &view)) != MPI_SUCCESS)
         return rc;
     int timed, kind = mpix_zcopy_choose_path(zc, &view, &timed);
+    if (by_shape && kind == MPIX_ZCOPY_MPI && !timed && mpix_zcopy_too_fragmented(zc, view.layout))
+        mpix_zcopy_shape_remember_fragmented(process, &shape);
     int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
     /* Every slot taken (as many threads sending at once): this one goes through MPI,
      * untimed. */

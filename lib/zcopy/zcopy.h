@@ -116,6 +116,14 @@ typedef struct mpix_zcopy_mapped mpix_zcopy_mapped;   /* mailbox.c: peers' mailb
 
 enum { MPIX_ZCOPY_COLLAPSE_UNITS = 1024 };   /* 2 MiB units whose sights are remembered (2 GiB) */
 
+/* What MPI tells of a datatype without copying its constructors (shape.c). */
+typedef struct mpix_type_shape {
+    int combiner, integers, addresses, datatypes, count;
+    MPI_Count size, lb, extent, true_lb, true_extent;
+} mpix_type_shape;
+
+enum { MPIX_ZCOPY_SHAPES = 64 };   /* shapes remembered as too fragmented */
+
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
     pid_t pid;
@@ -132,6 +140,8 @@ typedef struct mpix_zcopy_process {
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */
+    mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
+    int fragmented_shape_count, next_fragmented_shape;
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -152,6 +162,7 @@ enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGE
 typedef struct mpix_zcopy_stats {
     unsigned long sent[4];            /* by MPIX_ZCOPY_EAGER / _MPI / _RTS */
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
+    unsigned long sent_by_shape;      /* of sent_fragmented: its shape known so, no key built */
     unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
@@ -219,6 +230,15 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
  * to mpix_zcopy_path_sample. */
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed);
 void mpix_zcopy_path_sample(mpix_layout *layout, int kind, double seconds);
+/* Whether MPI's datatype engine clearly beats both kernel copies for @layout. */
+int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout);
+
+/* ---- shapes found too fragmented (shape.c) ------------------------------------------- */
+
+int mpix_type_shape_of(MPI_Datatype type, int count, mpix_type_shape *shape);
+/* Whether a layout of this shape was found too fragmented; never for a named type. */
+int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
+void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
 
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 

@@ -9,8 +9,9 @@
  * the test asserts that layouts are memoized by content, not by handle: each side
  * flattens each of the three contents once, whatever the number of iterations, and the
  * receiver reads each of the sender's three layouts (all too long for the header) from
- * its memory once. Then a type freed and
- * a different one built (MPI may give it the same handle) still moves its own bytes. */
+ * its memory once. A scattered type rebuilt each iteration goes through MPI, known after
+ * its first send by its shape alone. Then a type freed and a different one built (MPI
+ * may give it the same handle) still moves its own bytes. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -19,7 +20,7 @@
 #include <string.h>
 
 enum { ITERATIONS = 12, MESSAGES = 3, PLANE = 24 * 1024, PLANES = 32, STRIDE = 4 * PLANE };
-enum { INDEXED_BLOCKS = 600 };
+enum { INDEXED_BLOCKS = 600, SCATTERED_BLOCKS = 4096 };
 
 static void build_vector(MPI_Datatype *type)
 {
@@ -133,6 +134,34 @@ int main(int argc, char **argv)
     }
     /* Whatever the path: each side flattened a content at most once. */
     CHECK(flattened <= 3, "%lu layouts flattened for 3 contents", flattened);
+
+    /* A scattered gather of single doubles, rebuilt every iteration as LAMMPS rebuilds its
+     * exchange types: too fragmented for a kernel copy, so it goes through MPI; after the
+     * first, each new handle is known by its shape alone (zcopy.sent_by_shape), without
+     * reading its constructors, and its bytes still arrive. */
+    zcopy_counters scattered_before = zcopy_stats_of(MPI_COMM_WORLD);
+    for (int iteration = 0; iteration < ITERATIONS; iteration++) {
+        MPI_Datatype scattered;
+        MPI_Aint displacements[SCATTERED_BLOCKS];
+        for (int b = 0; b < SCATTERED_BLOCKS; b++)
+            displacements[b] = (MPI_Aint)b * 520;
+        MPI_Type_create_hindexed_block(SCATTERED_BLOCKS, 1, displacements, MPI_DOUBLE, &scattered);
+        MPI_Type_commit(&scattered);
+        for (int m = 0; m < MESSAGES; m++)
+            exchange(rank, scattered, 1, 50 + m, "scattered doubles");
+        MPI_Type_free(&scattered);
+    }
+    zcopy_counters scattered_after = zcopy_stats_of(MPI_COMM_WORLD);
+    if (!method && rank == 0) {
+        unsigned long fragmented = scattered_after.sent_fragmented - scattered_before.sent_fragmented;
+        unsigned long by_shape = scattered_after.sent_by_shape - scattered_before.sent_by_shape;
+        unsigned long keyed = scattered_after.layouts_flattened - scattered_before.layouts_flattened;
+        CHECK(fragmented == ITERATIONS * MESSAGES, "%lu of %d scattered sends found too fragmented", fragmented,
+              ITERATIONS * MESSAGES);
+        CHECK(by_shape == ITERATIONS * MESSAGES - 1, "%lu of %d scattered sends decided by shape", by_shape,
+              ITERATIONS * MESSAGES - 1);
+        CHECK(keyed == 1, "the scattered content was flattened %lu times", keyed);
+    }
 
     /* A type freed, then another built: if MPI hands out the same handle, its memoized
      * layout must not be the old one's. */

@@ -103,10 +103,11 @@ int MPIX_Info_validate(MPI_Info info);
  * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
  *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`
  *   (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
- *   found too fragmented before, sent without reading its constructors), `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`,
- *   `push_refused`, `layouts_flattened` (datatype contents this process had not seen),
- *   `layouts_read`, `layouts_global`, `layouts_pipelined`,
- *   `collapsed_units`, `collapse_deferred`, `collapse_refused`;
+ *   found too fragmented before, sent without reading its constructors),
+ *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
+ *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,
+ *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,
+ *   `collapse_refused`;
  * - `guard.*` are per process (@p comm is not read; pass MPI_COMM_NULL): the states
  *   `active`, `chain`, `copy_bytes`, `poll_ns` (-1: worked out from the measured cost),
  *   `self_memory` (1: protected pages are read through /proc/self/mem), and the counters

@@ -9,8 +9,9 @@
  * closes the page again (x86-64; elsewhere the transfers finish, as for a touch of
  * anything else). Inside guard's own MPI calls the page opens for good instead and its
  * transfers finish before the call returns: MPI may hand the memory it just took to
- * the kernel, which fails with EFAULT on a closed page. Any other fault goes to the handler installed before ours, so real
- * crashes still die with SIGSEGV and MPI's own crash reports still print.
+ * the kernel, which fails with EFAULT on a closed page. Any other fault goes to the
+ * handler installed before ours, so real crashes still die with SIGSEGV and MPI's own
+ * crash reports still print.
  *
  * Calling MPI from a signal handler is safe here only because the signal is synchronous:
  * it comes from the program's own load or store of its buffer, at MPI_THREAD_SINGLE,

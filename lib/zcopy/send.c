@@ -79,9 +79,9 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
 }
 
 /* The header and the data with the datatype (@kind EAGER for small messages, MPI for
- * the others), in one message or, for MPI, in two (below). With a slot (@slot_index >= 0: a send timed against
- * zero-copy), the receiver ends the message there once it has the data and this waits
- * for it: MPI_Send returns once MPI has the data, which for a pipelined datatype send is
+ * the others), in one message or, for MPI, in two (below). With a slot (@slot_index >=
+ * 0: a send timed against zero-copy), the receiver ends the message there once it has
+ * the data and this waits for it: MPI_Send returns once MPI has the data, which for a pipelined datatype send is
  * before the receiver has unpacked it, so both paths are timed to the same point. */
 static int send_inline(mpix_zcopy_comm *zc, int kind, int slot_index, const void *buf, int count,
                        MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)

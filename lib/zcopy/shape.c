@@ -29,27 +29,36 @@ int mpix_type_shape_of(MPI_Datatype type, int count, mpix_type_shape *shape)
     return rc;
 }
 
+/* Under shapes_lock. */
+static int known(const mpix_zcopy_process *process, const mpix_type_shape *shape)
+{
+    for (int i = 0; i < process->fragmented_shape_count; i++)
+        if (memcmp(&process->fragmented_shapes[i], shape, sizeof *shape) == 0)
+            return 1;
+    return 0;
+}
+
 int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape)
 {
     if (shape->combiner == MPI_COMBINER_NAMED)
         return 0;
-    int found = 0;
     pthread_mutex_lock(&shapes_lock);
-    for (int i = 0; i < process->fragmented_shape_count && !found; i++)
-        found = memcmp(&process->fragmented_shapes[i], shape, sizeof *shape) == 0;
+    int found = known(process, shape);
     pthread_mutex_unlock(&shapes_lock);
     return found;
 }
 
 void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape)
 {
-    if (shape->combiner == MPI_COMBINER_NAMED || mpix_zcopy_shape_fragmented(process, shape))
+    if (shape->combiner == MPI_COMBINER_NAMED)
         return;
     pthread_mutex_lock(&shapes_lock);
-    /* A ring: the oldest shape makes room, so a program's current shapes stay. */
-    process->fragmented_shapes[process->next_fragmented_shape] = *shape;
-    process->next_fragmented_shape = (process->next_fragmented_shape + 1) % MPIX_ZCOPY_SHAPES;
-    if (process->fragmented_shape_count < MPIX_ZCOPY_SHAPES)
-        process->fragmented_shape_count++;
+    if (!known(process, shape)) {
+        /* A ring: the oldest shape makes room, so a program's current shapes stay. */
+        process->fragmented_shapes[process->next_fragmented_shape] = *shape;
+        process->next_fragmented_shape = (process->next_fragmented_shape + 1) % MPIX_ZCOPY_SHAPES;
+        if (process->fragmented_shape_count < MPIX_ZCOPY_SHAPES)
+            process->fragmented_shape_count++;
+    }
     pthread_mutex_unlock(&shapes_lock);
 }

@@ -74,8 +74,8 @@ void mpix_type_key_free(mpix_type_key *key);
 typedef struct mpix_layout_table mpix_layout_table;   /* layouts by content key */
 typedef struct mpix_zcopy_comm mpix_zcopy_comm;
 
-/* A layout to use for one call: memoized by the datatype's content (id > 0) or made for this call
- * only (owned, id 0; predefined types, which carry no attributes). */
+/* A layout to use for one call: memoized by the datatype's content (id > 0) or made for
+ * this call only (owned, id 0; predefined types, which carry no attributes). */
 typedef struct mpix_layout_view {
     mpix_layout *layout;
     uint64_t id;           /* unique in this process for (datatype state, count) */

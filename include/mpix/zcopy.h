@@ -5,7 +5,9 @@
  *        sender's layout into its own, once, with memoized layouts.
  *
  * MPIX_Send_zcopy and MPIX_Recv_zcopy have the signatures and the observable results of
- * MPI_Send and MPI_Recv; both sides of a message use them. Between processes of one node
+ * MPI_Send and MPI_Recv, MPIX_Isend_zcopy and MPIX_Irecv_zcopy those of MPI_Isend and
+ * MPI_Irecv (under MPI_THREAD_MULTIPLE: see MPIX_Isend_zcopy); both sides of a message
+ * use them. Between processes of one node
  * a large message is not packed: the receiver reads the sender's memory with the
  * kernel's cross-memory attach (`process_vm_readv`), block by block or in coalesced
  * spans, straight into its own layout, while the sender, which waits anyway, writes the
@@ -123,6 +125,62 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  */
 int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Status *status);
+
+/**
+ * @brief Nonblocking MPIX_Send_zcopy: the request completes (MPI_Wait, MPI_Waitall,
+ *        MPI_Test, ...) when @p buf may be reused.
+ *
+ * Matched by MPIX_Recv_zcopy or MPIX_Irecv_zcopy, with the non-overtaking order of MPI:
+ * the envelope goes out before the call returns. A zero-copy message completes once the
+ * receiver has copied it; other messages as MPI completes their MPI_Isend.
+ * @par Progress
+ * The requests are generalized requests that a progress thread of the process
+ * completes (MPI-3 generalized requests have no other way to finish while the program
+ * waits in MPI), started at the first nonblocking call and stopped by MPI_Finalize. It
+ * calls MPI, so the nonblocking calls need MPI_THREAD_MULTIPLE; below it they return
+ * ::MPIX_ERRKIND_UNSUPPORTED. The thread polls while requests are pending (spinning,
+ * then yielding, then sleeping 20 us between looks) and sleeps on a condition variable
+ * when none is. A nonblocking send never asks its receiver to share the copy.
+ * @param buf      data, not to be modified until the request completes
+ * @param count    elements, >= 0
+ * @param datatype any committed datatype (it may be freed once the call returned)
+ * @param dest     rank in @p comm, or MPI_PROC_NULL (the request completes at once)
+ * @param tag      0 .. MPI_TAG_UB
+ * @param comm     intra- or intercommunicator; freeing it waits for its pending requests
+ * @param request  the request, for MPI_Wait and its kin; MPI_Cancel has no effect on it
+ * @return MPI_SUCCESS or an error code raised on @p comm, as MPIX_Send_zcopy's, plus
+ *         ::MPIX_ERRKIND_UNSUPPORTED below MPI_THREAD_MULTIPLE and ::MPIX_ERRKIND_ARGUMENT
+ *         for a NULL @p request. Errors of the transfer come back from MPI_Wait and in the
+ *         status's MPI_ERROR.
+ * @par Complexity as MPIX_Send_zcopy, minus the copy the receiver would ask the sender to
+ *      share.
+ */
+int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request);
+
+/**
+ * @brief Nonblocking MPIX_Recv_zcopy: the request completes when the data is in @p buf,
+ *        and its status is MPI_Recv's.
+ *
+ * Receives posted on one communicator match in posting order, as MPI's do: a receive
+ * waits while one posted before it (nonblocking, by this process) could take the same
+ * message, and a blocking MPIX_Recv_zcopy waits for those too. The progress thread (see
+ * MPIX_Isend_zcopy) matches the message and copies a zero-copy one straight into @p buf.
+ * MPI_Cancel ends a receive that has not matched a message yet (MPI_Test_cancelled then
+ * says so).
+ * @param buf      where the data goes, not to be read until the request completes
+ * @param count    elements the buffer holds, >= 0
+ * @param datatype any committed datatype (it may be freed once the call returned)
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's zcopy call
+ * @param request  the request
+ * @return as MPIX_Isend_zcopy. MPI_ERR_TRUNCATE comes back from MPI_Wait with the status
+ *         filled, as for MPI_Irecv.
+ * @par Complexity as MPIX_Recv_zcopy; one MPI_Type_dup of a derived @p datatype.
+ */
+int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Request *request);
 
 /**
  * @brief Collective commit: MPI_Type_commit, plus one layout id agreed by every process

@@ -6,6 +6,7 @@
 #include "zcopy.h"
 #include "common/hint.h"
 #include "common/keyval.h"
+#include "common/relax.h"
 #include "common/self_state.h"
 #include "common/verbose.h"
 
@@ -60,7 +61,12 @@ static void free_state(mpix_zcopy_comm *zc)
 static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
-    free_state(value);
+    mpix_zcopy_comm *zc = value;
+    /* MPI_Comm_free lets pending operations complete: the progress thread still uses the
+     * communicator (valid until this returns) and this state for them. */
+    for (unsigned long poll = 0; atomic_load_explicit(&zc->requests_pending, memory_order_acquire) > 0; poll++)
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    free_state(zc);
     return MPI_SUCCESS;
 }
 

@@ -53,6 +53,7 @@ static uint32_t node_key(long long node_ranks)
 static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
+    mpix_zcopy_progress_destroy(process->progress);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);
     munmap(process->directory, process->world_size * sizeof *process->directory);

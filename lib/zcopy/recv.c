@@ -146,70 +146,62 @@ static int receive_unfitting(MPI_Message *message, int length, void *buf, int co
     return rc;
 }
 
-static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                           MPI_Status *status)
+int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
+                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
 {
-    mpix_zcopy_comm *zc;
-    MPI_Message message;
-    MPI_Status matched;
     MPI_Count type_size, capacity;
     mpix_zcopy_header header = { 0 };
-    int rc = mpix_zcopy_comm_get(comm, &zc), length;
+    int length, rc = PMPI_Type_size_x(datatype, &type_size);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* count and source were checked by MPIX_Recv_zcopy (mpix_check_transfer). */
-    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
-        return rc;
     capacity = type_size * count;
-    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = PMPI_Get_count(&matched, MPI_BYTE, &length)) != MPI_SUCCESS)
+    if ((rc = PMPI_Get_count(matched, MPI_BYTE, &length)) != MPI_SUCCESS)
         return rc;
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     int fits = length >= (int)sizeof header && length - (MPI_Count)sizeof header <= capacity;
     if (length == (int)sizeof header) /* a header alone: no type around the caller's to commit */
-        rc = PMPI_Mrecv(&header, sizeof header, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+        rc = PMPI_Mrecv(&header, sizeof header, MPI_BYTE, message, MPI_STATUS_IGNORE);
     else if (fits) {
         MPI_Datatype posted;
         if ((rc = mpix_zcopy_message_type(&header, buf, count, datatype, &posted)) == MPI_SUCCESS) {
-            rc = PMPI_Mrecv(MPI_BOTTOM, 1, posted, &message, MPI_STATUS_IGNORE);
+            rc = PMPI_Mrecv(MPI_BOTTOM, 1, posted, message, MPI_STATUS_IGNORE);
             int free_rc = PMPI_Type_free(&posted);
             if (rc == MPI_SUCCESS)
                 rc = free_rc;
         }
     } else
-        rc = receive_unfitting(&message, length, buf, count, datatype, &header, comm);
+        rc = receive_unfitting(message, length, buf, count, datatype, &header, comm);
     if (rc == MPI_SUCCESS && (length < (int)sizeof header || header.magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
                         "MPIX_Send_zcopy",
-                        matched.MPI_SOURCE, matched.MPI_TAG, length);
+                        matched->MPI_SOURCE, matched->MPI_TAG, length);
     if (rc == MPI_SUCCESS) {
-        answer_learn_request(zc, matched.MPI_SOURCE, &header);
+        answer_learn_request(zc, matched->MPI_SOURCE, &header);
         switch (header.kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
             if (header.data_follows) /* the next message from the sender on this tag; MPI judges its length */
-                rc = PMPI_Recv(buf, count, datatype, matched.MPI_SOURCE, matched.MPI_TAG, comm, MPI_STATUS_IGNORE);
+                rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
             if (header.slot >= 0) /* a timed trial send: it waits until the data is in place */
                 end_message(peer_slot(zc, &header), &header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
             break;
         case MPIX_ZCOPY_RTS:
-            rc = receive_rts(zc, buf, count, datatype, capacity, matched.MPI_SOURCE, &header, comm);
+            rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, &header, comm);
             break;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",
-                            header.kind, matched.MPI_SOURCE);
+                            header.kind, matched->MPI_SOURCE);
         }
     }
     int error_class = MPI_SUCCESS;
     if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &error_class) != MPI_SUCCESS)
         return rc;
     if (status != MPI_STATUS_IGNORE && (rc == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE)) {
-        status->MPI_SOURCE = matched.MPI_SOURCE;
-        status->MPI_TAG = matched.MPI_TAG;
+        status->MPI_SOURCE = matched->MPI_SOURCE;
+        status->MPI_TAG = matched->MPI_TAG;
         status->MPI_ERROR = rc;
         int status_rc = PMPI_Status_set_cancelled(status, 0);
         if (status_rc == MPI_SUCCESS)
@@ -218,6 +210,24 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
             rc = status_rc;
     }
     return rc;
+}
+
+static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+    mpix_zcopy_comm *zc;
+    MPI_Message message;
+    MPI_Status matched;
+    int rc = mpix_zcopy_comm_get(comm, &zc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* count and source were checked by MPIX_Recv_zcopy (mpix_check_transfer). A receive
+     * of MPIX_Irecv_zcopy posted before this one takes its message first. */
+    for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++)
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
+        return rc;
+    return mpix_zcopy_receive_matched(zc, &message, &matched, buf, count, datatype, comm, status);
 }
 
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -41,32 +41,6 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
     atomic_store_explicit(&slot->finished, outcome, memory_order_release);
 }
 
-/* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
- * MPI progress now and then for the program's other requests. A receiver that asks for
- * help gets it first. */
-static void wait_for_receiver(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, int dest, const void *buf,
-                              const mpix_layout *layout, MPI_Count bytes, MPI_Comm comm)
-{
-    int32_t state;
-    int helped = 0;
-    for (unsigned long poll = 0; (state = atomic_load_explicit(&slot->state, memory_order_acquire)) == MPIX_ZCOPY_PENDING ||
-                                 state == MPIX_ZCOPY_HELP;
-         poll++) {
-        if (state == MPIX_ZCOPY_HELP && !helped) {
-            help_receiver(zc, dest, buf, layout, slot, bytes);
-            helped = 1;
-            poll = 0;
-            continue;
-        }
-        if (poll >= 64 && poll % 256 == 0) {
-            int flag;
-            /* Only to make MPI progress for the receiver; a failure shows in its own calls. */
-            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
-        }
-        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
-    }
-}
-
 /* Slot @index of this process's mailbox, readied for one message that @header names it
  * in. */
 static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_header *header)
@@ -79,14 +53,18 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
 }
 
 /* The header and the data with the datatype (@kind EAGER for small messages, MPI for
- * the others), in one message or, for MPI, in two (below). With a slot (@slot_index >=
- * 0: a send timed against zero-copy), the receiver ends the message there once it has
- * the data and this waits for it: MPI_Send returns once MPI has the data, which for a pipelined datatype send is
- * before the receiver has unpacked it, so both paths are timed to the same point. */
-static int send_inline(mpix_zcopy_comm *zc, int kind, int slot_index, const void *buf, int count,
-                       MPI_Datatype datatype, mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
+ * the others), in one message or, for a blocking MPI send, in two (below). With a slot
+ * (a send timed against zero-copy), the receiver ends the message there once it has the
+ * data and the send waits for it: MPI_Send returns once MPI has the data, which for a
+ * pipelined datatype send is before the receiver has unpacked it, so both paths are
+ * timed to the same point. A nonblocking send leaves its MPI request in @send->inner. */
+static int send_inline(mpix_zcopy_send *send, int kind, const void *buf, int count, MPI_Datatype datatype,
+                       int tag, int blocking)
 {
-    mpix_zcopy_slot *slot = slot_index >= 0 ? open_slot(zc, slot_index, header) : NULL;
+    mpix_zcopy_comm *zc = send->zc;
+    mpix_zcopy_header *header = &send->header;
+    if (send->slot_index >= 0)
+        send->slot = open_slot(zc, send->slot_index, header);
     MPI_Datatype message;
     header->kind = kind;
     int rc;
@@ -95,49 +73,49 @@ static int send_inline(mpix_zcopy_comm *zc, int kind, int slot_index, const void
      * 10,000 blocks): the header, then the data with the caller's committed type, as the
      * next message on the same tag. Only while one thread calls MPI at a time, so that no
      * other send or receive of this process comes between them. */
-    if (kind == MPIX_ZCOPY_MPI && zc->one_caller) {
+    if (kind == MPIX_ZCOPY_MPI && zc->one_caller && blocking) {
         header->data_follows = 1;
-        rc = PMPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
+        rc = PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
+            rc = PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
-        rc = PMPI_Send(MPI_BOTTOM, 1, message, dest, tag, comm);
-        int free_rc = PMPI_Type_free(&message);
+        rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
+                      : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
+        int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */
         if (rc == MPI_SUCCESS)
             rc = free_rc;
     }
-    if (rc == MPI_SUCCESS && slot)
-        wait_for_receiver(zc, slot, dest, buf, NULL, header->bytes, comm);
     return rc;
 }
 
 /* The header names a slot of this process's mailbox; the receiver copies, perhaps asks
- * for help, and ends the message there. */
-static int send_rts(mpix_zcopy_comm *zc, int slot_index, const void *buf, int count, const mpix_layout_view *view,
-                    mpix_zcopy_header *header, int dest, int tag, MPI_Comm comm)
+ * for help (only a blocking sender offers it: a nonblocking one may not be in a call when
+ * asked), and ends the message there. */
+static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, int blocking)
 {
-    mpix_zcopy_slot *slot = open_slot(zc, slot_index, header);
-    int world = zc->world_rank[dest];
+    mpix_zcopy_comm *zc = send->zc;
+    mpix_zcopy_header *header = &send->header;
+    send->slot = open_slot(zc, send->slot_index, header);
+    int world = zc->world_rank[send->dest];
     header->kind = MPIX_ZCOPY_RTS;
-    header->help_offered = zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
+    header->help_offered = blocking && zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
-    mpix_zcopy_layout_ref_set(&header->data, buf, count, view, comm);
-    mpix_zcopy_collapse(zc, buf, view->layout);   /* before the receiver pins its pages */
-    int rc = PMPI_Send(header, sizeof *header, MPI_BYTE, dest, tag, comm);
-    if (rc == MPI_SUCCESS)
-        wait_for_receiver(zc, slot, dest, buf, view->layout, header->bytes, comm);
-    return rc;
+    mpix_zcopy_layout_ref_set(&header->data, buf, count, &send->view, send->comm);
+    mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
+    return PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
 }
 
-static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, int blocking)
 {
     mpix_zcopy_comm *zc;
-    mpix_layout_view view;
     MPI_Count type_size;
+    *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* count and dest were checked by MPIX_Send_zcopy (mpix_check_transfer). */
+    send->zc = zc;
+    /* count and dest were checked by the caller (mpix_check_transfer). */
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
 
@@ -146,16 +124,17 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
     int zero_copy = zc->enabled && entry && process->mailbox;
     int attachable = zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
-    mpix_zcopy_header header = { .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
-                                 .node_key = process->node_key, .pid = process->pid, .slot = -1,
-                                 .mailbox_fd = process->mailbox_fd, .mailbox_address = (uintptr_t)process->mailbox };
+    send->header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
+                                        .node_key = process->node_key, .pid = process->pid, .slot = -1,
+                                        .mailbox_fd = process->mailbox_fd,
+                                        .mailbox_address = (uintptr_t)process->mailbox };
     if (zero_copy && !attachable)
-        header.learn_address = (uintptr_t)entry;
+        send->header.learn_address = (uintptr_t)entry;
 
-    if (header.bytes <= zc->eager_bytes || !attachable) {
-        int kind = header.bytes <= zc->eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
+    if (send->header.bytes <= zc->eager_bytes || !attachable) {
+        int kind = send->header.bytes <= zc->eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
         zc->stats.sent[kind]++;
-        return send_inline(zc, kind, -1, buf, count, datatype, &header, dest, tag, comm);
+        return send_inline(send, kind, buf, count, datatype, tag, blocking);
     }
     /* A shape found too fragmented before goes through MPI without its content key. */
     mpix_type_shape shape;
@@ -166,30 +145,88 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         zc->stats.sent_fragmented++;
         zc->stats.sent_by_shape++;
         zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        return send_inline(zc, MPIX_ZCOPY_MPI, -1, buf, count, datatype, &header, dest, tag, comm);
+        return send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
     }
-    if ((rc = mpix_layout_view_get(zc, datatype, count, &view)) != MPI_SUCCESS)
+    if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
         return rc;
-    int timed, kind = mpix_zcopy_choose_path(zc, &view, &timed);
-    if (by_shape && kind == MPIX_ZCOPY_MPI && !timed && mpix_zcopy_too_fragmented(zc, view.layout))
+    send->has_view = 1;
+    int kind = mpix_zcopy_choose_path(zc, &send->view, &send->timed);
+    if (by_shape && kind == MPIX_ZCOPY_MPI && !send->timed && mpix_zcopy_too_fragmented(zc, send->view.layout))
         mpix_zcopy_shape_remember_fragmented(process, &shape);
-    int slot = kind == MPIX_ZCOPY_RTS || timed ? mpix_zcopy_slot_take(process) : -1;
+    send->timed = send->timed && blocking;   /* a nonblocking send's time is the program's */
+    send->slot_index = kind == MPIX_ZCOPY_RTS || send->timed ? mpix_zcopy_slot_take(process) : -1;
     /* Every slot taken (as many threads sending at once): this one goes through MPI,
      * untimed. */
-    if (slot < 0)
-        kind = MPIX_ZCOPY_MPI, timed = 0;
-    double start = PMPI_Wtime();
+    if (send->slot_index < 0)
+        kind = MPIX_ZCOPY_MPI, send->timed = 0;
+    send->kind = kind;
+    send->start = PMPI_Wtime();
     zc->stats.sent[kind]++;
     if (kind == MPIX_ZCOPY_RTS)
-        rc = send_rts(zc, slot, buf, count, &view, &header, dest, tag, comm);
-    else
-        rc = send_inline(zc, MPIX_ZCOPY_MPI, slot, buf, count, datatype, &header, dest, tag, comm);
-    if (slot >= 0)
-        mpix_zcopy_slot_release(process, slot);
-    if (timed && rc == MPI_SUCCESS)
-        mpix_zcopy_path_sample(view.layout, kind, PMPI_Wtime() - start);
-    mpix_layout_view_release(&view);
+        return send_rts(send, buf, count, tag, blocking);
+    return send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
+}
+
+int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
+{
+    *done = 0;
+    if (send->inner != MPI_REQUEST_NULL) {
+        int flag, rc = PMPI_Test(&send->inner, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || !flag)
+            return rc;
+    }
+    if (send->slot) {
+        int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
+        if (state == MPIX_ZCOPY_HELP && !send->helped) {
+            help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
+            send->helped = 1;
+            return MPI_SUCCESS;
+        }
+        if (state == MPIX_ZCOPY_PENDING || state == MPIX_ZCOPY_HELP)
+            return MPI_SUCCESS;
+    }
+    *done = 1;
+    return MPI_SUCCESS;
+}
+
+int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
+{
+    if (send->slot_index >= 0)
+        mpix_zcopy_slot_release(send->zc->process, send->slot_index);
+    if (send->timed && rc == MPI_SUCCESS)
+        mpix_zcopy_path_sample(send->view.layout, send->kind, PMPI_Wtime() - send->start);
+    if (send->has_view)
+        mpix_layout_view_release(&send->view);
+    send->slot_index = -1;
+    send->has_view = 0;
     return rc;
+}
+
+/* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
+ * MPI progress now and then for the program's other requests. A receiver that asks for
+ * help gets it first. */
+static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    mpix_zcopy_send send;
+    int done = 0, rc = mpix_zcopy_send_start(&send, buf, count, datatype, dest, tag, comm, 1);
+    if (!send.zc)
+        return rc;
+    for (unsigned long poll = 0; rc == MPI_SUCCESS && !done; poll++) {
+        int helped = send.helped;
+        if ((rc = mpix_zcopy_send_test(&send, &done)) != MPI_SUCCESS || done)
+            break;
+        if (send.helped != helped) {
+            poll = 0; /* the help took a while: the receiver is about to answer */
+            continue;
+        }
+        if (poll >= 64 && poll % 256 == 0) {
+            int flag;
+            /* Only to make MPI progress for the receiver; a failure shows in its own calls. */
+            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+        }
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
+    return mpix_zcopy_send_end(&send, rc);
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

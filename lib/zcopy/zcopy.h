@@ -142,6 +142,7 @@ typedef struct mpix_zcopy_process {
     mpix_layout_table *layouts;              /* type_cache.c */
     mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
     int fragmented_shape_count, next_fragmented_shape;
+    struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -200,6 +201,7 @@ struct mpix_zcopy_comm {
     pthread_mutex_t lock;
     int scratch_taken;
     int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
+    _Atomic int requests_pending;   /* nonblocking calls not yet complete (request.c) */
 };
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
@@ -281,6 +283,52 @@ typedef struct mpix_zcopy_header {
  * and what a receive of such a message is posted with. Free it with MPI_Type_free. */
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message);
+
+/* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */
+
+/* One send between its start and the receiver having the data: what MPIX_Send_zcopy
+ * waits on and what a request of MPIX_Isend_zcopy holds. */
+typedef struct mpix_zcopy_send {
+    mpix_zcopy_comm *zc;          /* NULL when the start failed before finding it */
+    const void *buf;
+    int dest;
+    MPI_Comm comm;
+    mpix_zcopy_header header;     /* a nonblocking send's header lives here until done */
+    mpix_zcopy_slot *slot;        /* where the receiver ends the message; NULL: MPI does */
+    int slot_index;               /* -1: none taken */
+    int kind;                     /* MPIX_ZCOPY_EAGER, _MPI or _RTS */
+    int timed;                    /* a sample for path.c when it ends */
+    int helped;                   /* copied the part the receiver asked for */
+    int has_view;
+    mpix_layout_view view;
+    MPI_Request inner;            /* a nonblocking send's MPI request, until complete */
+    double start;
+} mpix_zcopy_send;
+
+/* Chooses the path and sends the MPI message that carries the envelope (@blocking: with
+ * MPI_Send, else MPI_Isend, then the send offers the receiver no help, which it could
+ * not answer outside a call). Then _test until done, and _end once, whatever happened:
+ * it gives back the slot and the layout and returns @rc. */
+int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, int blocking);
+int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done);
+int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
+
+/* Receives the message MPI matched (@message, envelope in @matched) into @buf: data sent
+ * inline lands there through MPI, a zero-copy message is read from the sender. Fills
+ * @status (unless MPI_STATUS_IGNORE) as MPI_Recv would. */
+int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
+                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
+
+/* ---- nonblocking calls (request.c) --------------------------------------------------- */
+
+/* Whether a receive of MPIX_Irecv_zcopy on @zc that has not yet matched a message could
+ * match one from @source with @tag (wildcards allowed on both sides): a blocking receive
+ * waits for those first, as MPI matches posted receives in order. */
+int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag);
+/* Stops the progress thread, failing what it still holds (at MPI_Finalize). */
+typedef struct mpix_zcopy_progress mpix_zcopy_progress;
+void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress);
 
 /* ---- mailboxes (mailbox.c) --------------------------------------------------------- */
 

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPIX_Isend_zcopy and MPIX_Irecv_zcopy: generalized requests (MPI_Grequest_start) that a
+ * progress thread of the process completes, so that MPI_Wait, MPI_Waitall and MPI_Test
+ * finish them like any request.
+ *
+ * Why a thread: MPI-3 generalized requests have no progress callback, so MPI_Wait on one
+ * returns only once someone calls MPI_Grequest_complete, and a zero-copy receive needs
+ * this process to read the sender's memory after the sender's header has arrived, which
+ * may be while the program sits in MPI_Waitall. A request whose status counted only the
+ * bytes MPI moved (the header of a zero-copy message) would report a wrong count, so the
+ * data cannot ride on a plain MPI request either. The thread calls MPI, hence
+ * MPI_THREAD_MULTIPLE.
+ *
+ * The send goes out in the caller's thread (so sends to one peer and tag keep their
+ * order); the thread then waits for the receiver's end of a zero-copy message, or tests
+ * the MPI request of one sent inline. A receive is matched by the thread with
+ * MPI_Improbe, in posting order among the receives whose envelopes could match the same
+ * message, then received as MPIX_Recv_zcopy receives. */
+#include "zcopy.h"
+#include "common/arguments.h"
+#include "common/api.h"
+#include "common/datatype.h"
+#include "common/error.h"
+#include "common/relax.h"
+#include "common/self_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mpix_zcopy_request {
+    MPI_Request request;          /* the generalized request the caller holds */
+    mpix_zcopy_comm *zc;
+    MPI_Comm comm;
+    int receiving;
+    _Atomic int done;             /* the progress thread is through with it */
+    int error;                    /* what MPI_Wait reports */
+    _Atomic int cancel_requested; /* MPI_Cancel: a receive not yet matched ends cancelled */
+    int cancelled;
+    /* a receive */
+    void *buf;
+    int count, source, tag;
+    MPI_Datatype datatype;        /* the caller's if named, else a duplicate: it may free its own */
+    int owns_datatype;            /* the duplicate, freed once the receive is done */
+    MPI_Status status;
+    MPI_Count bytes;              /* received, for the status */
+    /* a send */
+    mpix_zcopy_send send;
+} mpix_zcopy_request;
+
+struct mpix_zcopy_progress {
+    pthread_t thread;
+    pthread_mutex_t lock;         /* guards pending, count, capacity, stop */
+    pthread_cond_t wake;
+    mpix_zcopy_request **pending; /* in posting order */
+    int count, capacity;
+    int stop;
+};
+
+/* Two envelopes (wildcards allowed) that one message could match. */
+static int envelopes_overlap(int source_a, int tag_a, int source_b, int tag_b)
+{
+    return (source_a == MPI_ANY_SOURCE || source_b == MPI_ANY_SOURCE || source_a == source_b) &&
+           (tag_a == MPI_ANY_TAG || tag_b == MPI_ANY_TAG || tag_a == tag_b);
+}
+
+/* One look at @request; 1 when it is done. A receive waits while a receive posted
+ * before it (@earlier) on the same communicator could take the same message. */
+static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earlier, int earlier_count)
+{
+    if (!request->receiving) {
+        int done, rc = mpix_zcopy_send_test(&request->send, &done);
+        if (rc != MPI_SUCCESS || done)
+            request->error = mpix_zcopy_send_end(&request->send, rc);
+        return rc != MPI_SUCCESS || done;
+    }
+    if (atomic_load_explicit(&request->cancel_requested, memory_order_acquire)) {
+        request->cancelled = 1;
+        return 1;
+    }
+    for (int i = 0; i < earlier_count; i++)
+        if (earlier[i]->receiving && !earlier[i]->done && earlier[i]->zc == request->zc &&
+            envelopes_overlap(earlier[i]->source, earlier[i]->tag, request->source, request->tag))
+            return 0;
+    int flag;
+    MPI_Message message;
+    MPI_Status matched;
+    int rc = PMPI_Improbe(request->source, request->tag, request->comm, &flag, &message, &matched);
+    if (rc == MPI_SUCCESS && !flag)
+        return 0;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_zcopy_receive_matched(request->zc, &message, &matched, request->buf, request->count,
+                                        request->datatype, request->comm, &request->status);
+    int error_class = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        (void)PMPI_Error_class(rc, &error_class); /* a code of MPI's or mpix's own: it has a class */
+    if (rc == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE) {
+        int count_rc = PMPI_Get_elements_x(&request->status, MPI_BYTE, &request->bytes);
+        if (rc == MPI_SUCCESS)
+            rc = count_rc;
+    }
+    request->error = rc;
+    return 1;
+}
+
+/* Hands a finished request to MPI. After this the caller's MPI_Wait may free it. */
+static void finish(mpix_zcopy_request *request)
+{
+    if (request->owns_datatype && PMPI_Type_free(&request->datatype) != MPI_SUCCESS && request->error == MPI_SUCCESS)
+        request->error = MPI_ERR_TYPE;
+    request->owns_datatype = 0;
+    atomic_fetch_sub_explicit(&request->zc->requests_pending, 1, memory_order_release);
+    /* Only fails for a request that is not generalized, which this one is. */
+    (void)PMPI_Grequest_complete(request->request);
+}
+
+static void *progress_main(void *argument)
+{
+    mpix_zcopy_progress *progress = argument;
+    mpix_zcopy_request **snapshot = NULL;
+    int snapshot_capacity = 0;
+    unsigned long poll = 0;
+    pthread_mutex_lock(&progress->lock);
+    while (!progress->stop) {
+        if (progress->count == 0) {
+            pthread_cond_wait(&progress->wake, &progress->lock);
+            poll = 0;
+            continue;
+        }
+        int count = progress->count;
+        if (count > snapshot_capacity) {
+            mpix_zcopy_request **grown = realloc(snapshot, count * sizeof *grown);
+            if (!grown) { /* try again later; the requests are still pending */
+                pthread_mutex_unlock(&progress->lock);
+                mpix_backoff(poll++, MPIX_BACKOFF_SPINS);
+                pthread_mutex_lock(&progress->lock);
+                continue;
+            }
+            snapshot = grown;
+            snapshot_capacity = count;
+        }
+        memcpy(snapshot, progress->pending, count * sizeof *snapshot);
+        pthread_mutex_unlock(&progress->lock);
+
+        int finished = 0;
+        for (int i = 0; i < count; i++)
+            finished += snapshot[i]->done = advance(snapshot[i], snapshot, i);
+
+        pthread_mutex_lock(&progress->lock);
+        if (finished) {
+            int kept = 0;
+            for (int i = 0; i < progress->count; i++)
+                if (!progress->pending[i]->done)
+                    progress->pending[kept++] = progress->pending[i];
+            progress->count = kept;
+            pthread_mutex_unlock(&progress->lock);
+            for (int i = 0; i < count; i++)
+                if (snapshot[i]->done)
+                    finish(snapshot[i]);
+            pthread_mutex_lock(&progress->lock);
+            poll = 0;
+        } else {
+            pthread_mutex_unlock(&progress->lock);
+            mpix_backoff(poll++, MPIX_BACKOFF_SPINS);
+            pthread_mutex_lock(&progress->lock);
+        }
+    }
+    pthread_mutex_unlock(&progress->lock);
+    free(snapshot);
+    return NULL;
+}
+
+void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress)
+{
+    if (!progress)
+        return;
+    pthread_mutex_lock(&progress->lock);
+    progress->stop = 1;
+    pthread_cond_signal(&progress->wake);
+    pthread_mutex_unlock(&progress->lock);
+    pthread_join(progress->thread, NULL);
+    /* Requests still pending at MPI_Finalize (an erroneous program) end with an error. */
+    for (int i = 0; i < progress->count; i++) {
+        mpix_zcopy_request *request = progress->pending[i];
+        if (!request->receiving)
+            mpix_zcopy_send_end(&request->send, MPI_ERR_PENDING);
+        request->error = MPI_ERR_PENDING;
+        finish(request);
+    }
+    free(progress->pending);
+    pthread_cond_destroy(&progress->wake);
+    pthread_mutex_destroy(&progress->lock);
+    free(progress);
+}
+
+/* The process's progress thread, started by its first nonblocking call. */
+static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)
+{
+    int rc = MPI_SUCCESS;
+    mpix_lock();
+    if (!process->progress) {
+        mpix_zcopy_progress *progress = calloc(1, sizeof *progress);
+        if (!progress)
+            rc = MPI_ERR_NO_MEM;
+        else {
+            pthread_mutex_init(&progress->lock, NULL);
+            pthread_cond_init(&progress->wake, NULL);
+            int error = pthread_create(&progress->thread, NULL, progress_main, progress);
+            if (error) {
+                rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: cannot start the progress thread: %s",
+                                strerror(error));
+                pthread_cond_destroy(&progress->wake);
+                pthread_mutex_destroy(&progress->lock);
+                free(progress);
+            } else
+                process->progress = progress;
+        }
+    }
+    *out = process->progress;
+    mpix_unlock();
+    return rc;
+}
+
+int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag)
+{
+    if (atomic_load_explicit(&zc->requests_pending, memory_order_acquire) == 0)
+        return 0;
+    mpix_zcopy_progress *progress = zc->process->progress;
+    int overlap = 0;
+    pthread_mutex_lock(&progress->lock);
+    for (int i = 0; i < progress->count && !overlap; i++) {
+        const mpix_zcopy_request *request = progress->pending[i];
+        overlap = request->receiving && !request->done && request->zc == zc &&
+                  envelopes_overlap(request->source, request->tag, source, tag);
+    }
+    pthread_mutex_unlock(&progress->lock);
+    return overlap;
+}
+
+/* ---- the generalized request's callbacks ---------------------------------------------- */
+
+/* The callbacks call no MPI function but the two that set a status: MPICH runs them
+ * inside its own critical section. */
+static int query_request(void *extra_state, MPI_Status *status)
+{
+    mpix_zcopy_request *request = extra_state;
+    int rc = PMPI_Status_set_elements_x(status, MPI_BYTE, request->cancelled ? 0 : request->bytes);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Status_set_cancelled(status, request->cancelled);
+    status->MPI_SOURCE = request->receiving && !request->cancelled ? request->status.MPI_SOURCE : MPI_ANY_SOURCE;
+    status->MPI_TAG = request->receiving && !request->cancelled ? request->status.MPI_TAG : MPI_ANY_TAG;
+    status->MPI_ERROR = request->error;
+    return request->error != MPI_SUCCESS ? request->error : rc;
+}
+
+static int free_request(void *extra_state)
+{
+    free(extra_state); /* its duplicate datatype went when it finished (finish) */
+    return MPI_SUCCESS;
+}
+
+static int cancel_request(void *extra_state, int complete)
+{
+    mpix_zcopy_request *request = extra_state;
+    /* A send, once its envelope is out, is matched: MPI may refuse to cancel it. */
+    if (!complete && request->receiving)
+        atomic_store_explicit(&request->cancel_requested, 1, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+/* ---- posting ---------------------------------------------------------------------------- */
+
+/* A request for @comm with its generalized request started, or an error (a thread level
+ * below MPI_THREAD_MULTIPLE, no memory). */
+static int request_new(const char *call, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
+{
+    int provided, rc = PMPI_Query_thread(&provided);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (provided != MPI_THREAD_MULTIPLE)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                          "%s: needs MPI_THREAD_MULTIPLE (MPI provides thread level %d): a progress thread "
+                          "completes its requests",
+                          call, provided);
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+    /* Measured with MPICH 4.0.2 (ch4:ucx): a second thread in MPI_Test while the first
+     * serves a rendezvous aborts in UCX (ucp_worker_progress: "worker->inprogress++ == 0"),
+     * in 5 of 10 runs of the 4-rank halo test. */
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                      "%s: MPICH before 4.1 aborts when a second thread makes MPI progress during a "
+                      "rendezvous (MPICH_NUMVERSION %d)",
+                      call, (int)MPICH_NUMVERSION);
+#endif
+    mpix_zcopy_comm *zc;
+    mpix_zcopy_progress *progress;
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS || (rc = progress_get(zc->process, &progress)) != MPI_SUCCESS)
+        return rc;
+    mpix_zcopy_request *request = calloc(1, sizeof *request);
+    if (!request)
+        return MPI_ERR_NO_MEM;
+    request->zc = zc;
+    request->comm = comm;
+    request->receiving = receiving;
+    request->datatype = MPI_DATATYPE_NULL;
+    if ((rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, &request->request)) !=
+        MPI_SUCCESS) {
+        free(request);
+        return rc;
+    }
+    *out = request;
+    return MPI_SUCCESS;
+}
+
+/* Gives the request to the progress thread and its handle to the caller. */
+static void request_post(mpix_zcopy_request *request, MPI_Request *handle)
+{
+    mpix_zcopy_progress *progress = request->zc->process->progress;
+    atomic_fetch_add_explicit(&request->zc->requests_pending, 1, memory_order_acq_rel);
+    *handle = request->request;
+    pthread_mutex_lock(&progress->lock);
+    if (progress->count == progress->capacity) {
+        int capacity = progress->capacity ? 2 * progress->capacity : 16;
+        mpix_zcopy_request **grown = realloc(progress->pending, capacity * sizeof *grown);
+        while (!grown) { /* the send is already out: the request has to be watched */
+            pthread_mutex_unlock(&progress->lock);
+            mpix_backoff(MPIX_BACKOFF_SPINS + 20000, MPIX_BACKOFF_SPINS);
+            pthread_mutex_lock(&progress->lock);
+            grown = realloc(progress->pending, capacity * sizeof *grown);
+        }
+        progress->pending = grown;
+        progress->capacity = capacity;
+    }
+    progress->pending[progress->count++] = request;
+    pthread_cond_signal(&progress->wake);
+    pthread_mutex_unlock(&progress->lock);
+}
+
+/* A request that never reached the progress thread: completed and freed here. */
+static void request_discard(mpix_zcopy_request *request)
+{
+    MPI_Request handle = request->request;
+    /* Both only fail for a handle that is not a generalized request. */
+    (void)PMPI_Grequest_complete(handle);
+    (void)PMPI_Request_free(&handle);   /* calls free_request */
+}
+
+static int isend_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                         MPI_Request *handle)
+{
+    mpix_zcopy_request *request = NULL;
+    int rc = request_new("MPIX_Isend_zcopy", comm, 0, &request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = mpix_zcopy_send_start(&request->send, buf, count, datatype, dest, tag, comm, 0)) != MPI_SUCCESS) {
+        if (request->send.zc)
+            mpix_zcopy_send_end(&request->send, rc);
+        request_discard(request);
+        return rc;
+    }
+    request_post(request, handle);
+    return MPI_SUCCESS;
+}
+
+static int irecv_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                         MPI_Request *handle)
+{
+    mpix_zcopy_request *request = NULL;
+    int rc = request_new("MPIX_Irecv_zcopy", comm, 1, &request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    request->buf = buf;
+    request->count = count;
+    request->source = source;
+    request->tag = tag;
+    if (mpix_type_is_named(datatype))
+        request->datatype = datatype;
+    else if ((rc = PMPI_Type_dup(datatype, &request->datatype)) != MPI_SUCCESS) {
+        request_discard(request);
+        return rc;
+    } else
+        request->owns_datatype = 1;
+    request_post(request, handle);
+    return MPI_SUCCESS;
+}
+
+/* Complete at once, with the status MPI_Recv gives (some MPIs' MPI_Irecv give another). */
+static int irecv_proc_null(MPI_Request *handle)
+{
+    mpix_zcopy_request *request = calloc(1, sizeof *request);
+    if (!request)
+        return MPI_ERR_NO_MEM;
+    request->receiving = 1;
+    request->status.MPI_SOURCE = MPI_PROC_NULL;
+    request->status.MPI_TAG = MPI_ANY_TAG;
+    int rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, handle);
+    if (rc != MPI_SUCCESS) {
+        free(request);
+        return rc;
+    }
+    return PMPI_Grequest_complete(*handle);
+}
+
+MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    int rc = mpix_check_transfer("MPIX_Isend_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
+    if (rc == MPI_SUCCESS && !request)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Isend_zcopy: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, rc);
+    if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
+        return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
+    return mpix_raise_comm(comm, isend_checked(buf, count, datatype, dest, tag, comm, request));
+}
+
+MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    int rc = mpix_check_transfer("MPIX_Irecv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
+    if (rc == MPI_SUCCESS && !request)
+        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return mpix_raise_comm_or_world(comm, rc);
+    if (source == MPI_PROC_NULL)
+        return mpix_raise_comm(comm, irecv_proc_null(request));
+    return mpix_raise_comm(comm, irecv_checked(buf, count, datatype, source, tag, comm, request));
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPIX_Isend_zcopy / MPIX_Irecv_zcopy as halo codes use them: every rank posts its
+ * receives from both ring neighbours, then its sends, then waits for all (MPI_Waitall),
+ * with a strided face type built, committed and freed every iteration (freed right
+ * after posting, as MPI allows) and a small message beside it; statuses and bytes
+ * checked, gaps between blocks untouched. Then: nonblocking sends matched by blocking
+ * receives and the other way round, posting order of receives with the same envelope
+ * (and a wildcard before a specific one), completion by MPI_Test polling, MPI_Cancel of
+ * a receive that matched nothing, truncation reported by MPI_Wait, MPI_PROC_NULL, and
+ * the arguments MPI would reject. With MPIX_TEST_ZCOPY_EXPECT=zero_copy the large
+ * messages must have gone zero-copy; with =mpi through MPI. */
+#include "mpix_test.h"
+#include "zcopy_stats.h"
+
+#include <mpix/mpix.h>
+#include <string.h>
+
+enum { ROWS = 64, ROW_DOUBLES = 512, STRIDE_DOUBLES = 640, SMALL = 16, ITERATIONS = 6 };
+enum { FACE_TAG = 7, SMALL_TAG = 8 };
+
+static MPI_Comm comm;
+static int rank, size;
+
+static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
+
+static MPI_Datatype face_type(void)
+{
+    MPI_Datatype face;
+    MPI_Type_vector(ROWS, ROW_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &face);
+    MPI_Type_commit(&face);
+    return face;
+}
+
+static void fill_face(double *buffer, int iteration)
+{
+    for (int r = 0; r < ROWS; r++)
+        for (int e = 0; e < STRIDE_DOUBLES; e++)
+            buffer[r * STRIDE_DOUBLES + e] = e < ROW_DOUBLES ? value_at(rank, iteration, r * ROW_DOUBLES + e) : -2.0;
+}
+
+/* -1 where nothing may be written, so a copy into the gaps shows. */
+static void blank(double *buffer, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        buffer[i] = -1.0;
+}
+
+static int face_wrong(const double *buffer, int from, int iteration)
+{
+    for (int r = 0; r < ROWS; r++)
+        for (int e = 0; e < STRIDE_DOUBLES; e++) {
+            double want = e < ROW_DOUBLES ? value_at(from, iteration, r * ROW_DOUBLES + e) : -1.0;
+            if (buffer[r * STRIDE_DOUBLES + e] != want)
+                return r * STRIDE_DOUBLES + e;
+        }
+    return -1;
+}
+
+static void halo(void)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size, peers[2] = { left, right };
+    size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
+    double *out = malloc(face_doubles * sizeof *out), *in[2], small_in[2][SMALL], small_out[SMALL];
+    for (int side = 0; side < 2; side++)
+        in[side] = malloc(face_doubles * sizeof *in[side]);
+    for (int iteration = 0; iteration < ITERATIONS; iteration++) {
+        MPI_Request requests[8];
+        MPI_Status statuses[8];
+        fill_face(out, iteration);
+        for (int e = 0; e < SMALL; e++)
+            small_out[e] = value_at(rank, iteration, e);
+        MPI_Datatype face = face_type();
+        for (int side = 0; side < 2; side++) {
+            blank(in[side], face_doubles);
+            blank(small_in[side], SMALL);
+            CHECK(MPIX_Irecv_zcopy(in[side], 1, face, peers[side], FACE_TAG, comm, &requests[side]) == MPI_SUCCESS,
+                  "irecv face");
+            CHECK(MPIX_Irecv_zcopy(small_in[side], SMALL, MPI_DOUBLE, peers[side], SMALL_TAG, comm,
+                                   &requests[2 + side]) == MPI_SUCCESS,
+                  "irecv small");
+        }
+        for (int side = 0; side < 2; side++) {
+            CHECK(MPIX_Isend_zcopy(out, 1, face, peers[side], FACE_TAG, comm, &requests[4 + side]) == MPI_SUCCESS,
+                  "isend face");
+            CHECK(MPIX_Isend_zcopy(small_out, SMALL, MPI_DOUBLE, peers[side], SMALL_TAG, comm, &requests[6 + side]) ==
+                      MPI_SUCCESS,
+                  "isend small");
+        }
+        MPI_Type_free(&face); /* pending operations keep using it */
+        int rc = MPI_Waitall(8, requests, statuses);
+        CHECK(rc == MPI_SUCCESS, "waitall: %s", mpix_test_error_string(rc));
+        for (int side = 0; side < 2; side++) {
+            int count;
+            /* With 2 ranks both neighbours are one rank: its two messages of a tag arrive
+             * in order, and receive 0 (posted first) gets the first, sent to the left. */
+            int from = peers[side];
+            CHECK(statuses[side].MPI_SOURCE == from && statuses[side].MPI_TAG == FACE_TAG, "face status %d/%d",
+                  statuses[side].MPI_SOURCE, statuses[side].MPI_TAG);
+            MPI_Get_count(&statuses[side], MPI_DOUBLE, &count);
+            CHECK(count == ROWS * ROW_DOUBLES, "face count %d", count);
+            int wrong = face_wrong(in[side], from, iteration);
+            CHECK(wrong < 0, "iteration %d: face from %d wrong at %d (%g)", iteration, from, wrong,
+                  wrong < 0 ? 0.0 : in[side][wrong]);
+            MPI_Get_count(&statuses[2 + side], MPI_DOUBLE, &count);
+            CHECK(count == SMALL && statuses[2 + side].MPI_SOURCE == from, "small count %d source %d", count,
+                  statuses[2 + side].MPI_SOURCE);
+            CHECK(small_in[side][SMALL - 1] == value_at(from, iteration, SMALL - 1), "small from %d wrong", from);
+        }
+    }
+    free(out);
+    free(in[0]);
+    free(in[1]);
+}
+
+/* Rank 0 and 1: nonblocking against blocking, both ways, the face type reused. */
+static void mixed(void)
+{
+    if (rank > 1)
+        return;
+    int peer = 1 - rank;
+    size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
+    double *out = malloc(face_doubles * sizeof *out), *in = malloc(face_doubles * sizeof *in);
+    MPI_Datatype face = face_type();
+    MPI_Request request;
+    MPI_Status status;
+    for (int round = 0; round < 4; round++) {
+        fill_face(out, 100 + round);
+        blank(in, face_doubles);
+        int sender = round % 2 == 0 ? 0 : 1;
+        if (rank == sender) {
+            CHECK(MPIX_Isend_zcopy(out, 1, face, peer, 3, comm, &request) == MPI_SUCCESS, "isend");
+            CHECK(MPIX_Recv_zcopy(in, 1, face, peer, 4, comm, &status) == MPI_SUCCESS, "blocking recv");
+            CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait isend");
+        } else {
+            CHECK(MPIX_Irecv_zcopy(in, 1, face, peer, 3, comm, &request) == MPI_SUCCESS, "irecv");
+            CHECK(MPIX_Send_zcopy(out, 1, face, peer, 4, comm) == MPI_SUCCESS, "blocking send");
+            CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait irecv");
+        }
+        int wrong = face_wrong(in, peer, 100 + round);
+        CHECK(wrong < 0, "round %d: face wrong at %d", round, wrong);
+    }
+    MPI_Type_free(&face);
+    free(out);
+    free(in);
+}
+
+/* Rank 1 sends four numbered messages on one tag; rank 0 has posted a wildcard receive
+ * and three specific ones: MPI's posting order gives them 0, 1, 2, 3. Then completion by
+ * polling MPI_Test. */
+static void order_and_test(void)
+{
+    if (rank > 1)
+        return;
+    enum { N = 4 };
+    double values[N][SMALL];
+    MPI_Request requests[N];
+    MPI_Status statuses[N];
+    if (rank == 0) {
+        for (int m = 0; m < N; m++)
+            CHECK(MPIX_Irecv_zcopy(values[m], SMALL, MPI_DOUBLE, m == 0 ? MPI_ANY_SOURCE : 1, m == 0 ? MPI_ANY_TAG : 5,
+                                   comm, &requests[m]) == MPI_SUCCESS,
+                  "irecv %d", m);
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD); /* posted; not on comm, where the wildcard waits */
+        int all = 0;
+        for (long polls = 0; !all; polls++)
+            CHECK(MPI_Testall(N, requests, &all, statuses) == MPI_SUCCESS, "testall");
+        for (int m = 0; m < N; m++)
+            CHECK(values[m][0] == m && statuses[m].MPI_TAG == 5 && statuses[m].MPI_SOURCE == 1,
+                  "receive %d got message %g (tag %d)", m, values[m][0], statuses[m].MPI_TAG);
+    } else {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* the receives are posted */
+        for (int m = 0; m < N; m++) {
+            for (int e = 0; e < SMALL; e++)
+                values[m][e] = m;
+            CHECK(MPIX_Isend_zcopy(values[m], SMALL, MPI_DOUBLE, 0, 5, comm, &requests[m]) == MPI_SUCCESS, "isend");
+        }
+        int done = 0;
+        while (!done)
+            MPI_Testall(N, requests, &done, statuses);
+    }
+}
+
+static void cancel_truncate_proc_null(void)
+{
+    double buffer[SMALL];
+    MPI_Request request;
+    MPI_Status status;
+    int cancelled = 0, count = -1;
+    /* A receive nothing will match, cancelled. */
+    CHECK(MPIX_Irecv_zcopy(buffer, SMALL, MPI_DOUBLE, rank, 99, comm, &request) == MPI_SUCCESS, "irecv");
+    CHECK(MPI_Cancel(&request) == MPI_SUCCESS, "cancel");
+    CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait cancelled");
+    MPI_Test_cancelled(&status, &cancelled);
+    CHECK(cancelled, "the unmatched receive was not cancelled");
+    /* MPI_PROC_NULL: complete at once, MPI's status. */
+    CHECK(MPIX_Irecv_zcopy(buffer, SMALL, MPI_DOUBLE, MPI_PROC_NULL, 1, comm, &request) == MPI_SUCCESS, "proc null");
+    CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait proc null");
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(status.MPI_SOURCE == MPI_PROC_NULL && count == 0, "proc null status %d, count %d", status.MPI_SOURCE, count);
+    CHECK(MPIX_Isend_zcopy(buffer, SMALL, MPI_DOUBLE, MPI_PROC_NULL, 1, comm, &request) == MPI_SUCCESS &&
+              MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "isend to MPI_PROC_NULL");
+    /* Truncation: a message to self longer than the receive. */
+    double big[2 * SMALL] = { 0 };
+    MPI_Request send;
+    CHECK(MPIX_Irecv_zcopy(buffer, SMALL, MPI_DOUBLE, rank, 98, comm, &request) == MPI_SUCCESS, "irecv short");
+    CHECK(MPIX_Isend_zcopy(big, 2 * SMALL, MPI_DOUBLE, rank, 98, comm, &send) == MPI_SUCCESS, "isend long");
+    int rc = MPI_Wait(&request, &status), error_class = MPI_SUCCESS;
+    MPI_Error_class(rc, &error_class);
+    CHECK(error_class == MPI_ERR_TRUNCATE || (rc == MPI_ERR_IN_STATUS && status.MPI_ERROR != MPI_SUCCESS),
+          "truncated receive: %s", mpix_test_error_string(rc));
+    CHECK(MPI_Wait(&send, MPI_STATUS_IGNORE) == MPI_SUCCESS, "the long send completes");
+}
+
+static void arguments(void)
+{
+    double buffer[SMALL];
+    MPI_Request request;
+    MPI_Datatype uncommitted;
+    MPI_Type_contiguous(2, MPI_DOUBLE, &uncommitted);
+    int rc = MPIX_Isend_zcopy(buffer, 1, MPI_DOUBLE, size, 1, comm, &request);
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "bad rank: %s", mpix_test_error_string(rc));
+    CHECK(strstr(mpix_test_error_string(rc), "rank") != NULL, "bad rank not named: %s", mpix_test_error_string(rc));
+    EXPECT_ERROR(MPIX_Irecv_zcopy(buffer, -1, MPI_DOUBLE, 0, 1, comm, &request), "negative count");
+    EXPECT_ERROR(MPIX_Isend_zcopy(buffer, 1, uncommitted, 0, 1, comm, &request), "uncommitted type");
+    rc = MPIX_Irecv_zcopy(buffer, 1, MPI_DOUBLE, 0, 1, comm, NULL);
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "NULL request: %s", mpix_test_error_string(rc));
+    MPI_Type_free(&uncommitted);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+    int refused = 1; /* its progress is not safe from two threads (lib/zcopy/request.c) */
+#else
+    int refused = provided != MPI_THREAD_MULTIPLE;
+#endif
+    if (refused) {
+        /* Where the calls cannot work they say so, and nothing is left pending. */
+        double buffer[1];
+        MPI_Request request = MPI_REQUEST_NULL;
+        int rc = MPIX_Irecv_zcopy(buffer, 1, MPI_DOUBLE, 0, 1, comm, &request);
+        CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_UNSUPPORTED), "thread level %d: %s", provided,
+              mpix_test_error_string(rc));
+        CHECK(request == MPI_REQUEST_NULL, "a refused call gave a request");
+        rc = MPIX_Isend_zcopy(buffer, 1, MPI_DOUBLE, 0, 1, comm, &request);
+        CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_UNSUPPORTED), "isend: %s", mpix_test_error_string(rc));
+        arguments();
+    } else {
+        halo();
+        mixed();
+        order_and_test();
+        cancel_truncate_proc_null();
+        arguments();
+        const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
+        zcopy_counters counters = zcopy_stats_of(comm);
+        if (expect && strcmp(expect, "zero_copy") == 0)
+            CHECK(counters.sent_zero_copy >= 2 * ITERATIONS, "zero-copy sends: %lu", counters.sent_zero_copy);
+        if (expect && strcmp(expect, "mpi") == 0)
+            CHECK(counters.sent_zero_copy == 0, "zero-copy sends: %lu", counters.sent_zero_copy);
+    }
+    MPI_Comm_free(&comm);
+    return mpix_test_finish("zcopy_nonblocking");
+}

@@ -9,11 +9,12 @@
 #include <stddef.h>
 
 typedef struct bench_options {
-    int csv;         /* machine-readable output */
-    int quick;       /* short version: fewer sizes and repetitions */
-    int warmup;      /* untimed samples before the timed ones */
-    int hugepages;   /* message buffers on transparent huge pages (bench_buffer_alloc) */
-    int repetitions; /* timed samples; each sample is the max over ranks */
+    int csv;             /* machine-readable output */
+    int quick;           /* short version: fewer sizes and repetitions */
+    int warmup;          /* untimed samples before the timed ones */
+    int hugepages;       /* message buffers on transparent huge pages (bench_buffer_alloc) */
+    int repetitions;     /* timed samples; each sample is the max over ranks */
+    long long min_bytes; /* hy: sizes below this are skipped (the largest always runs) */
     MPI_Comm comm;
     int rank, size;
 } bench_options;

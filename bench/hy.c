@@ -210,8 +210,13 @@ int bench_hy(const bench_options *options)
     static const long long sizes[] = { 8, 64, 512, 4096, 32768, 262144, 1 << 20 };
     for (int kind = 0; kind < KINDS; kind++) {
         char cold[512] = "";
+        int first_measured = -1;
         for (int s = 0; s < 7; s += options->quick ? 3 : 1) {
             long long bytes = sizes[s];
+            if (bytes < options->min_bytes && s < 6)
+                continue;
+            if (first_measured < 0)
+                first_measured = s;
             int count = (int)(bytes / 8);
             hy_context naive;
             Wrapper_Create_Allgather_param(count, &handle, sizeset, &param);
@@ -230,7 +235,7 @@ int bench_hy(const bench_options *options)
                          kind == ALLGATHER ? " (per process)" : "");
                 bench_row(options, "hy", name, (size_t)bytes, time[way], time[MPI]);
             }
-            if (s == 0 || s == 3) {
+            if (s == first_measured || s == 3 || s == 6) {
                 double first[WAYS];
                 time_first_calls(&c, &naive, hy, kind, count, first);
                 size_t used = strlen(cold);

@@ -93,8 +93,11 @@ extern "C" {
  * @param tag      0 .. MPI_TAG_UB
  * @param comm     communicator
  * @return MPI_SUCCESS or the error MPI_Isend gave, raised on @p comm. An error found
- *         when the send completes later is raised on MPI_COMM_WORLD then and returned by
- *         the next MPIX_Guard_complete or MPIX_Guard_complete_all.
+ *         when the transfer completes later (here or in a guarded receive) is given by
+ *         MPI to the handler its completion calls use (the communicator's with Open
+ *         MPI, MPI_COMM_WORLD's with MPICH), once, and its code returned by the next
+ *         MPIX_Guard_complete or MPIX_Guard_complete_all, or by the next fenced call
+ *         that succeeds (mpix/guard_inject.h, libmpix-guard.so).
  * @par Complexity one MPI_Isend, plus a copy (small buffers) or one mprotect call per
  *      run of pages (large ones); O(guarded transfers in flight) bookkeeping.
  */
@@ -144,15 +147,16 @@ int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datatype sendt
  * interpose.
  * @param buf start of the memory
  * @param len bytes, >= 0 (0 completes nothing)
- * @return MPI_SUCCESS, an error a completed transfer reported (see MPIX_Send_guarded), or
- *         ::MPIX_ERRKIND_ARGUMENT for a negative @p len.
+ * @return MPI_SUCCESS, an error a completed transfer reported (see MPIX_Send_guarded; not
+ *         raised again), or ::MPIX_ERRKIND_ARGUMENT for a negative @p len.
  * @par Complexity O(guarded transfers in flight) plus their waits.
  */
 int MPIX_Guard_complete(const void *buf, MPI_Aint len);
 
 /**
  * @brief Finish every guarded transfer of this process.
- * @return MPI_SUCCESS or the first error a completed transfer reported.
+ * @return MPI_SUCCESS or the first error a completed transfer reported (see
+ *         MPIX_Send_guarded; not raised again).
  * @par Complexity one MPI_Waitall, then one pass over the pages in use.
  */
 int MPIX_Guard_complete_all(void);

@@ -168,7 +168,7 @@ MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
     mpix_guard_chain_end(state);
     mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
     call_end(state, MPI_SUCCESS, 0);
-    return mpix_raise(mpix_guard_take_error(state));
+    return mpix_guard_take_error(state);   /* MPI gave it to the transfer's handler already */
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)
@@ -180,5 +180,5 @@ MPIX_API int MPIX_Guard_complete_all(void)
     mpix_guard_chain_end(state);
     mpix_guard_complete_where(state, mpix_guard_select_all, NULL);
     call_end(state, MPI_SUCCESS, 0);
-    return mpix_raise(mpix_guard_take_error(state));
+    return mpix_guard_take_error(state);   /* MPI gave it to the transfer's handler already */
 }

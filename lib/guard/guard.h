@@ -177,7 +177,8 @@ int mpix_guard_span(const mpix_guard_state *state, const void *buf, int count, M
 
 /* Finish the transfers selected by @select, with one MPI_Waitall, then retire them:
  * unpack receives, give pages back. An error is kept in state->pending_error (MPI has
- * already called the communicator's handler) for the next MPIX_Guard_complete*. */
+ * already called the communicator's handler) for the next MPIX_Guard_complete* or
+ * fenced call, which returns it without raising it again. */
 typedef int mpix_guard_select(const mpix_guard_transfer *transfer, const void *context);
 void mpix_guard_complete_where(mpix_guard_state *state, mpix_guard_select *select, const void *context);
 

@@ -42,11 +42,15 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                                  recvtag, comm, status);
 }
 
-#define FENCED(name, params, args)             \
-    EXPORT int MPI_##name params               \
-    {                                          \
-        (void)MPIX_Guard_complete_all();       \
-        return PMPI_##name args;               \
+/* A fenced call returns, when it succeeds, the error of an earlier guarded transfer that
+ * failed after its own call returned (MPI has given that error to the transfer's
+ * handler already), so that a program checking codes sees it once. */
+#define FENCED(name, params, args)                            \
+    EXPORT int MPI_##name params                              \
+    {                                                         \
+        int deferred_ = MPIX_Guard_complete_all();            \
+        int code_ = PMPI_##name args;                         \
+        return code_ != MPI_SUCCESS ? code_ : deferred_;      \
     }
 
 /* Point to point */

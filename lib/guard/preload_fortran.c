@@ -26,8 +26,9 @@ FORTRAN_EXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     if (at_bottom(buf)) {
         static _Atomic(void *) next;
-        (void)MPIX_Guard_complete_all();   /* as every fenced call: MPI gave the errors to their handlers already */
+        int deferred = MPIX_Guard_complete_all();   /* as every fenced call (preload.c) */
         ((fortran_send *)mpix_fortran_next("ompi_send_f", &next))(buf, count, datatype, dest, tag, comm, ierr);
+        mpix_fortran_deferred_error(ierr, deferred);
         return;
     }
     mpix_fortran_error(ierr, MPI_Send(buf, (int)*count, PMPI_Type_f2c(*datatype), (int)*dest, (int)*tag,
@@ -40,9 +41,10 @@ FORTRAN_EXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     if (at_bottom(buf)) {
         static _Atomic(void *) next;
-        (void)MPIX_Guard_complete_all();
+        int deferred = MPIX_Guard_complete_all();
         ((fortran_recv *)mpix_fortran_next("ompi_recv_f", &next))(buf, count, datatype, source, tag, comm, status,
                                                                   ierr);
+        mpix_fortran_deferred_error(ierr, deferred);
         return;
     }
     MPI_Status c_status;
@@ -62,10 +64,11 @@ FORTRAN_EXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 {
     if (at_bottom(sendbuf) || at_bottom(recvbuf)) {
         static _Atomic(void *) next;
-        (void)MPIX_Guard_complete_all();
+        int deferred = MPIX_Guard_complete_all();
         ((fortran_sendrecv *)mpix_fortran_next("ompi_sendrecv_f", &next))(
             sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
             status, ierr);
+        mpix_fortran_deferred_error(ierr, deferred);
         return;
     }
     MPI_Status c_status;

@@ -35,4 +35,12 @@ static inline void mpix_fortran_error(MPI_Fint *ierr, int rc)
         *ierr = (MPI_Fint)rc;
 }
 
+/* After a fenced call made by the MPI's own binding: where the call succeeded, IERROR
+ * reports @deferred, the error of an earlier guarded transfer (lib/guard/preload.c). */
+static inline void mpix_fortran_deferred_error(MPI_Fint *ierr, int deferred)
+{
+    if (ierr && *ierr == MPI_SUCCESS && deferred != MPI_SUCCESS)
+        *ierr = (MPI_Fint)deferred;
+}
+
 #endif

@@ -68,8 +68,9 @@ EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 /* Also the guard part's: a window's memory may share pages with guarded transfers. */
 EXPORT int MPI_Win_sync(MPI_Win win)
 {
-    (void)MPIX_Guard_complete_all();   /* as every fenced call: MPI gave the errors to their handlers already */
-    return storage_on() ? MPIX_Win_sync(win) : PMPI_Win_sync(win);
+    int deferred = MPIX_Guard_complete_all();   /* as every fenced call (guard/preload.c) */
+    int rc = storage_on() ? MPIX_Win_sync(win) : PMPI_Win_sync(win);
+    return rc != MPI_SUCCESS ? rc : deferred;
 }
 
 EXPORT int MPI_Win_free(MPI_Win *win) { return storage_on() ? MPIX_Win_free(win) : PMPI_Win_free(win); }

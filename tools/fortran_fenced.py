@@ -7,9 +7,9 @@ the MPI's own binding with the same arguments:
   openmpi:   mpi_name_ (mpif.h, use mpi), alias ompi_name_f (what mpi_f08 calls);
   mpich-f08: mpi_name_f08_, or mpi_name_f08ts_ where the call takes a choice buffer.
 A call that succeeds reports an earlier guarded transfer's deferred error in IERROR, as
-the C wrappers do. Fortran passes every argument by reference (a choice buffer of mpi_f08 as one pointer
-to its descriptor) and these calls take no strings, so each wrapper takes one pointer
-per C parameter plus IERROR. Preprocessor conditionals around the entries are kept.
+the C wrappers do. Fortran passes every argument by reference (a choice buffer of
+mpi_f08 as one pointer to its descriptor) and these calls take no strings, so each
+wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around the entries are kept.
 Usage: fortran_fenced.py openmpi|mpich-f08 PRELOAD_C OUTPUT_C"""
 import re
 import sys

@@ -44,7 +44,6 @@ typedef struct mpix_layout {
     mpix_path_samples zcopy_samples, mpi_samples;
     int phase, period;           /* place in path.c's cycle of a duel and decided sends */
     int taken;                   /* the way taken until the next duel */
-    int warmed_up;               /* its first duel is over */
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);

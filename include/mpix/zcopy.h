@@ -50,11 +50,12 @@
  *   where the node is trusted. Without it such kernels get the MPI path.
  * - `MPIX_ZCOPY_SPLIT_BYTES` (default 65536): zero-copy messages of at least this size
  *   are copied by both sides, each a part sized by a cost model; 0 never splits.
- * - `MPIX_ZCOPY_COLLAPSE` (`on`|`off`, default on): a buffer that a zero-copy send or
- *   receive meets a second time has the aligned 2 MiB units wholly inside the message's
- *   extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux 6.1; the
- *   contents stay), because the kernel's cross-memory copy pins every page and runs
- *   about 1.8x faster from huge pages. The first fold copies each unit once, at most
+ * - `MPIX_ZCOPY_COLLAPSE` (`on`|`off`, default on): a buffer that zero-copy sends or
+ *   receives meet again and again has the aligned 2 MiB units wholly inside the
+ *   message's extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux
+ *   6.1; the contents stay) once its copies have cost what a fold costs (about a dozen
+ *   sights; the process times its folds), because the kernel's cross-memory copy pins
+ *   every page and runs about 1.8x faster from huge pages. The first fold copies each unit once, at most
  *   16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left alone; older
  *   kernels, and a kernel with no huge page free at the time, just keep their pages
  *   (folding is best effort and never an error).

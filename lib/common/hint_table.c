@@ -96,6 +96,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_SLOTS] = { "mpix_zcopy_slots", "MPIX_ZCOPY_SLOTS", NULL, "zcopy", TESTING, MPIX_HINT_TYPE_INTEGER,
                                 NULL, 1, 64, "64",
                                 "mailbox slots a process's sends may take at once; a send finding none goes through MPI" },
+    [MPIX_HINT_ZCOPY_FOLD_SIGHT] = { "mpix_zcopy_fold_sight", "MPIX_ZCOPY_FOLD_SIGHT", NULL, "zcopy", TESTING,
+                                     MPIX_HINT_TYPE_INTEGER, NULL, 0, 255, "0",
+                                     "the sight of a reused 2 MiB unit at which it is first folded into a huge page "
+                                     "(0: when its copies have cost what a fold costs, measured)" },
     [MPIX_HINT_GUARD] = { "mpix_guard", "MPIX_GUARD", NULL, "guard", USER, MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                           "false makes every guarded call the blocking MPI call" },
     [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", NULL, "guard", USER,

@@ -5,21 +5,30 @@
  * not the copy, bounds it: process_vm_readv of 1 MiB runs at 25 GB/s from 4 KiB pages
  * and at 44 GB/s from the same memory folded into 2 MiB pages (measured on the
  * development VM). Programs send from and receive into the same buffers again and
- * again (halos, pipelines), so a buffer seen a second time is folded with
+ * again (halos, pipelines), so a buffer seen often enough is folded with
  * madvise(MADV_COLLAPSE) (Linux 6.1): its contents stay, its 4 KiB pages become one huge
  * page per aligned 2 MiB unit. Only units wholly inside the message's extent are
  * folded, so no memory outside what the program handed to the call is touched, and of
  * a sparse layout only the units its blocks touch.
  *
- * What is remembered: for a small table of 2 MiB units, the unit and how often it was
- * seen; a unit is folded at its second sight and again every REFOLD_SIGHTS sights (the
- * address may meanwhile have been unmapped and mapped anew with 4 KiB pages). Refolds
- * are rare because they are not free: a madvise on a folded unit costs 1.3 us here, and
- * a sparse layout's message holds less than a unit's worth of bytes per unit (MILC's
- * 1.5 MiB over 11 units), so refolding every 8th sight cost its messages 4 of their
- * 30 us one way (26 us at every 64th). The table lives on the process state,
- * shared by threads: entries are single 64-bit words read and written atomically, and a
- * lost update only folds a unit once more or once less.
+ * When: a first fold copies the unit and takes a huge page from the kernel: 0.43-0.46 ms
+ * here where that memory is backed, 5 ms where the virtual machine must back it first
+ * (measured: 16 units at a time, fresh and reused memory), while each copy out of or into
+ * an unfolded unit pays at most about SIGHT_SAVING_NS more (1 MiB read at 25 GB/s from
+ * 4 KiB pages against 44 GB/s from the same memory folded). So a unit is folded once its
+ * sights have cost what a fold costs (the ski-rental rule: never more than twice the
+ * better of folding at once and never folding): at the sight fold_ns / SIGHT_SAVING_NS,
+ * where fold_ns is a running mean of this process's first folds, timed. Folding at the
+ * second sight made the third round trip of a ping-pong stall 14-117 ms (NAS MG y-face,
+ * MILC, FFT transpose buffers of 17-25 MiB), more than its first 20 round trips take
+ * through MPI. A folded unit is folded again every REFOLD_SIGHTS sights (the address may
+ * meanwhile have been unmapped and mapped anew with 4 KiB pages). Refolds are rare because
+ * they are not free: a madvise on a folded unit costs 1.3 us here, and a sparse layout's
+ * message holds less than a unit's worth of bytes per unit (MILC's 1.5 MiB over 11
+ * units), so refolding every 8th sight cost its messages 4 of their 30 us one way (26 us
+ * at every 64th). The table lives on the process state, shared by threads: entries are
+ * single 64-bit words read and written atomically, and a lost update only folds a unit
+ * once more or once less.
  *
  * Folding is best effort, and the kernel says why it refused (madvise(2)): EAGAIN or
  * EBUSY when a page was briefly in use or the memory cgroup was at its limit, which the
@@ -35,17 +44,20 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25   /* Linux 6.1; older C libraries lack the name */
 #endif
 
-enum { REFOLD_SIGHTS = 64 };   /* at most 2^SIGHT_BITS - 1 */
-/* Units one call folds at most: a first fold copies the unit (0.25-0.8 ms per 2 MiB
- * measured here), so a buffer of gigabytes is folded over several calls, not in one
- * stall. */
+enum { REFOLD_SIGHTS = 64 };
+/* Units one call folds at most: a first fold copies the unit, so a buffer of gigabytes is
+ * folded over several calls, not in one stall. */
 enum { FOLDS_PER_CALL = 16 };
-enum { SIGHT_BITS = 8 };            /* an entry: unit number << SIGHT_BITS | sights */
+/* An entry: unit number << ENTRY_UNIT_SHIFT | folded << SIGHT_BITS | sights since the
+ * unit was first seen or last folded. */
+enum { SIGHT_BITS = 8, SIGHT_MAX = (1 << SIGHT_BITS) - 1, ENTRY_UNIT_SHIFT = SIGHT_BITS + 1 };
+static const double SIGHT_SAVING_NS = 36000.0;
 /* Blocks per unit of the extent up to which the blocks are walked for the units they
  * touch (a few ns a block), instead of taking every unit of the extent. */
 enum { TOUCH_WALK_BLOCKS_PER_UNIT = 4 };
@@ -55,37 +67,59 @@ static _Atomic uint64_t *entry_of(mpix_zcopy_process *process, uintptr_t unit)
     return &process->collapse_sights[(unit ^ unit >> 7) % MPIX_ZCOPY_COLLAPSE_UNITS];
 }
 
-static void set_sights(_Atomic uint64_t *entry, uintptr_t unit, uint64_t sights)
+static void set_entry(_Atomic uint64_t *entry, uintptr_t unit, int folded, uint64_t sights)
 {
-    atomic_store_explicit(entry, (uint64_t)unit << SIGHT_BITS | sights, memory_order_relaxed);
+    uint64_t value = (uint64_t)unit << ENTRY_UNIT_SHIFT | (uint64_t)folded << SIGHT_BITS | sights;
+    atomic_store_explicit(entry, value, memory_order_relaxed);
 }
 
-/* Counts a sight of @unit; 1 when it is due for folding. Past this call's budget
- * (@budget_left 0) a due unit is counted as seen once, so it is due again next time. */
-static int sighted(_Atomic uint64_t *entry, uintptr_t unit, int budget_left)
+/* The sight at which a unit never folded is folded. */
+static uint64_t first_fold_sight(mpix_zcopy_process *process)
 {
-    uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
-    uint64_t sights = seen >> SIGHT_BITS == unit ? (seen & ((1u << SIGHT_BITS) - 1)) + 1 : 1;
-    if (sights > REFOLD_SIGHTS || (sights == 2 && !budget_left))
-        sights = 1;
-    set_sights(entry, unit, sights);
-    return sights == 2;
+    if (process->fold_sight > 0)
+        return (uint64_t)process->fold_sight;
+    double sights = atomic_load_explicit(&process->fold_ns, memory_order_relaxed) / SIGHT_SAVING_NS;
+    return sights < 2 ? 2 : sights >= SIGHT_MAX ? SIGHT_MAX : (uint64_t)sights + 1;
 }
 
-/* Folds @unit if this sight makes it due; spends one of @budget's folds when it does. */
+static uint64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
+ * left. A due unit past the budget stays due for its next sight. */
 static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
 {
-    _Atomic uint64_t *entry = entry_of(zc->process, unit);
-    if (!sighted(entry, unit, *budget > 0))
+    mpix_zcopy_process *process = zc->process;
+    _Atomic uint64_t *entry = entry_of(process, unit);
+    uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
+    int known = seen >> ENTRY_UNIT_SHIFT == unit, folded = known && (seen >> SIGHT_BITS & 1);
+    uint64_t sights = known ? (seen & SIGHT_MAX) + 1 : 1;
+    uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process);
+    if (sights > SIGHT_MAX)
+        sights = SIGHT_MAX;
+    if (sights < due || *budget == 0) {
+        set_entry(entry, unit, folded, sights < due ? sights : due - 1);
         return;
+    }
     --*budget;
+    uint64_t start = now_ns();
     if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
         zc->stats.collapsed_units++;
+        if (!folded) {   /* a refold finds the unit folded, mostly, and says nothing of the cost */
+            uint64_t took = now_ns() - start, mean = atomic_load_explicit(&process->fold_ns, memory_order_relaxed);
+            atomic_store_explicit(&process->fold_ns, (3 * mean + took) / 4, memory_order_relaxed);
+        }
+        set_entry(entry, unit, 1, 0);
     } else if (errno == EAGAIN || errno == EBUSY) {
         zc->stats.collapse_deferred++;
-        set_sights(entry, unit, 1);
+        set_entry(entry, unit, folded, due - 1);
     } else {
         zc->stats.collapse_refused++;
+        set_entry(entry, unit, 1, 0);
     }
 }
 

@@ -84,7 +84,7 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = 0;
+    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0;
     int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_VIRTUAL_NODE_RANKS, &node_ranks);
@@ -95,6 +95,10 @@ static int process_create(void **state)
     process->slots_in_use = (int)slots_in_use;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COLLAPSE, &process->collapse);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_SIGHT, &fold_sight);
+    process->fold_sight = (int)fold_sight;
+    atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     if (rc == MPI_SUCCESS)
         rc = mpix_layout_table_create(&process->layouts);
     process->node_key = node_key(node_ranks);

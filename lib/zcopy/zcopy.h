@@ -114,6 +114,9 @@ typedef struct mpix_zcopy_slot mpix_zcopy_slot;       /* mailbox.c */
 typedef struct mpix_zcopy_mapped mpix_zcopy_mapped;   /* mailbox.c: peers' mailboxes by pid */
 
 enum { MPIX_ZCOPY_COLLAPSE_UNITS = 1024 };   /* 2 MiB units whose sights are remembered (2 GiB) */
+/* A first fold's cost before one was measured: 0.43-0.46 ms per 2 MiB where the memory
+ * the kernel takes is backed (collapse.c). */
+#define MPIX_ZCOPY_FOLD_NS_PRIOR 450000u
 
 /* What MPI tells of a datatype without copying its constructors (shape.c). */
 typedef struct mpix_type_shape {
@@ -137,6 +140,8 @@ typedef struct mpix_zcopy_process {
     int slots_in_use;                        /* MPIX_ZCOPY_SLOTS (hint): how many a send may take */
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
+    int fold_sight;                          /* MPIX_ZCOPY_FOLD_SIGHT; 0: from fold_ns */
+    _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */
     mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
@@ -385,7 +390,7 @@ void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int 
 
 /* Counts a sight of each 2 MiB unit wholly inside @layout's extent at @buf that holds
  * message bytes (every such unit where the layout has more than 4 blocks a unit), and
- * folds the units due (second sight, refold, deferred by the kernel) into huge pages
+ * folds the units due (their copies have cost a fold, refold, deferred by the kernel) into huge pages
  * (MADV_COLLAPSE), unless MPIX_ZCOPY_COLLAPSE is off or the extent holds more units than
  * MPIX_ZCOPY_COLLAPSE_UNITS. O(extent / 2 MiB), plus O(blocks) where blocks are few; the
  * first fold of a unit copies it. */

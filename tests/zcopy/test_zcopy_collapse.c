@@ -22,7 +22,14 @@
  * did not fold. The third meson row (MPIX_TEST_COLLAPSE_FAULTS=1) makes those answers
  * happen here: the test's own madvise(), which the library's calls bind to, answers
  * every fourth fold of the test's buffers with EAGAIN and every other fourth with
- * ENOMEM, without folding, and the row asserts that both were met and accounted for. */
+ * ENOMEM, without folding, and the row asserts that both were met and accounted for.
+ * Those rows fold at the second sight (MPIX_ZCOPY_FOLD_SIGHT=2); the fourth row
+ * (zcopy_collapse_measured) keeps the default, where a unit is folded once its copies have
+ * cost what a fold costs: in a fresh process at the 13th sight (0.45 ms / 36 us), then at
+ * a sight worked out from the folds this process timed, which may hold back the other
+ * units of the same call. It sends one buffer until each of its units was tried once and
+ * asserts the first was tried at the 13th sight, then a second buffer likewise, whose
+ * units must be tried at their second sight or later. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -126,6 +133,55 @@ static long huge_kib_at(const void *address)
 
 static double value_at(int round, size_t i) { return round * 1e8 + (double)i; }
 
+/* Sends @buffer (rank 0) into rank 1's until every unit of both was tried, at most 255
+ * times; the sights at which the first and the last were (0: never). */
+static void sends_until_folded(int rank, double *buffer, MPI_Datatype vector, int first_tag, int *first, int *last)
+{
+    size_t doubles = BUFFER_BYTES / sizeof(double);
+    unsigned long tried_so_far = 0;
+    int more = 1;
+    *first = *last = 0;
+    for (int sight = 1; sight <= 255 && more; sight++) {
+        zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
+        for (size_t i = 0; i < doubles; i += 512)
+            buffer[i] = rank == 0 ? value_at(sight, i) : -1;
+        int rc = rank == 0 ? MPIX_Send_zcopy(buffer, 1, vector, 1, first_tag + sight, MPI_COMM_WORLD)
+                           : MPIX_Recv_zcopy(buffer, 1, vector, 0, first_tag + sight, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "sight %d: %s", sight, mpix_test_error_string(rc));
+        if (rank == 1)
+            CHECK(buffer[512] == value_at(sight, 512), "sight %d: got %g", sight, buffer[512]);
+        unsigned long tried_now = tried(folds_between(before, zcopy_stats_of(MPI_COMM_WORLD)));
+        if (tried_now && !*first)
+            *first = sight;
+        if (tried_now)
+            *last = sight;
+        tried_so_far += tried_now;
+        int mine = tried_so_far < WHOLE_UNITS;   /* both ranks go on while either has units left */
+        MPI_Allreduce(&mine, &more, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    }
+    CHECK(tried_so_far == WHOLE_UNITS, "rank %d: %lu units tried, want %d, each once", rank, tried_so_far,
+          WHOLE_UNITS);
+}
+
+/* The default rule: folded once the copies have cost a fold (see the top of the file). */
+static void measured_policy(int rank, MPI_Datatype vector)
+{
+    enum { PRIOR_SIGHT = 13 };
+    double *first = aligned_alloc(UNIT, BUFFER_BYTES), *second = aligned_alloc(UNIT, BUFFER_BYTES);
+    memset(first, 0, BUFFER_BYTES);
+    memset(second, 0, BUFFER_BYTES);
+    int first_sight, last_sight;
+    sends_until_folded(rank, first, vector, 1000, &first_sight, &last_sight);
+    CHECK(first_sight == PRIOR_SIGHT, "rank %d: a fresh process tried its first unit at sight %d, want %d", rank,
+          first_sight, PRIOR_SIGHT);
+    printf("zcopy_collapse: rank %d: first buffer's units tried at sights %d-%d\n", rank, first_sight, last_sight);
+    sends_until_folded(rank, second, vector, 2000, &first_sight, &last_sight);
+    CHECK(first_sight >= 2, "rank %d: the second buffer's units were tried at sight %d", rank, first_sight);
+    printf("zcopy_collapse: rank %d: second buffer's units tried at sights %d-%d\n", rank, first_sight, last_sight);
+    free(first);
+    free(second);
+}
+
 int main(int argc, char **argv)
 {
     int rank, ranks;
@@ -158,6 +214,13 @@ int main(int argc, char **argv)
                                          MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS, "introduction: %s", mpix_test_error_string(rc));
     MPI_Barrier(MPI_COMM_WORLD);   /* the receiver has answered: the sender may attach */
+    if (collapse_on && !getenv("MPIX_ZCOPY_FOLD_SIGHT")) {
+        measured_policy(rank, vector);
+        free(big);
+        free(buffer);
+        MPI_Type_free(&vector);
+        return mpix_test_finish("zcopy_collapse");
+    }
 
     unsigned long folded_in_buffer = 0, deferred_before = 0;
     fold_counts unfolded = {0, 0, 0};

@@ -55,10 +55,10 @@
  *   message's extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux
  *   6.1; the contents stay) once its copies have cost what a fold costs (about a dozen
  *   sights; the process times its folds), because the kernel's cross-memory copy pins
- *   every page and runs about 1.8x faster from huge pages. The first fold copies each unit once, at most
- *   16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left alone; older
- *   kernels, and a kernel with no huge page free at the time, just keep their pages
- *   (folding is best effort and never an error).
+ *   every page and runs about 1.8x faster from huge pages. The first fold copies each
+ *   unit once, at most 16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left
+ *   alone; older kernels, and a kernel with no huge page free at the time, just keep
+ *   their pages (folding is best effort and never an error).
  * - `MPIX_VERBOSE=1`: print the settings in force, and the path chosen for each peer
  *   once, and why.
  * `mpix-settings` lists these with their defaults, and the settings that tests use

@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25   /* Linux 6.1; older C libraries lack the name */
@@ -82,13 +81,6 @@ static uint64_t first_fold_sight(mpix_zcopy_process *process)
     return sights < 2 ? 2 : sights >= SIGHT_MAX ? SIGHT_MAX : (uint64_t)sights + 1;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
 /* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
  * left. A due unit past the budget stays due for its next sight. */
 static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
@@ -106,11 +98,12 @@ static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
         return;
     }
     --*budget;
-    uint64_t start = now_ns();
+    double start = PMPI_Wtime();
     if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
         zc->stats.collapsed_units++;
         if (!folded) {   /* a refold finds the unit folded, mostly, and says nothing of the cost */
-            uint64_t took = now_ns() - start, mean = atomic_load_explicit(&process->fold_ns, memory_order_relaxed);
+            uint64_t took = (uint64_t)((PMPI_Wtime() - start) * 1e9);
+            uint64_t mean = atomic_load_explicit(&process->fold_ns, memory_order_relaxed);
             atomic_store_explicit(&process->fold_ns, (3 * mean + took) / 4, memory_order_relaxed);
         }
         set_entry(entry, unit, 1, 0);

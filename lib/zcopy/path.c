@@ -71,7 +71,8 @@ int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, in
         int known = zcopy->count >= FIRST_SAMPLES && mpi->count >= FIRST_SAMPLES;
         double zcopy_time = known ? median_of(zcopy) : 0, mpi_time = known ? median_of(mpi) : 0;
         double fast = zcopy_time < mpi_time ? zcopy_time : mpi_time, slow = zcopy_time + mpi_time - fast;
-        int learning = !known || (slow < CLEAR * fast && (zcopy->count < MPIX_PATH_SAMPLES || mpi->count < MPIX_PATH_SAMPLES));
+        int full = zcopy->count >= MPIX_PATH_SAMPLES && mpi->count >= MPIX_PATH_SAMPLES;
+        int learning = !known || (slow < CLEAR * fast && !full);
         if (learning) {
             layout->period = 2 * BURST;   /* duels back to back, the way with fewer samples first */
             layout->taken = zcopy->count <= mpi->count ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS; /* duel the other first */

@@ -145,8 +145,9 @@ static void sends_until_folded(int rank, double *buffer, MPI_Datatype vector, in
         zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
         for (size_t i = 0; i < doubles; i += 512)
             buffer[i] = rank == 0 ? value_at(sight, i) : -1;
-        int rc = rank == 0 ? MPIX_Send_zcopy(buffer, 1, vector, 1, first_tag + sight, MPI_COMM_WORLD)
-                           : MPIX_Recv_zcopy(buffer, 1, vector, 0, first_tag + sight, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int tag = first_tag + sight;
+        int rc = rank == 0 ? MPIX_Send_zcopy(buffer, 1, vector, 1, tag, MPI_COMM_WORLD)
+                           : MPIX_Recv_zcopy(buffer, 1, vector, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS, "sight %d: %s", sight, mpix_test_error_string(rc));
         if (rank == 1)
             CHECK(buffer[512] == value_at(sight, 512), "sight %d: got %g", sight, buffer[512]);

@@ -54,7 +54,8 @@
  *   receives meet again and again has the aligned 2 MiB units wholly inside the
  *   message's extent folded into transparent huge pages (madvise MADV_COLLAPSE, Linux
  *   6.1; the contents stay) once its copies have cost what a fold costs (about a dozen
- *   sights; the process times its folds), because the kernel's cross-memory copy pins
+ *   sights where the message fills the unit, more where it touches few of its pages; the
+ *   process times its folds), because the kernel's cross-memory copy pins
  *   every page and runs about 1.8x faster from huge pages. The first fold copies each
  *   unit once, at most 16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left
  *   alone; older kernels, and a kernel with no huge page free at the time, just keep

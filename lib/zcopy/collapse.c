@@ -17,11 +17,16 @@
  * an unfolded unit pays at most about SIGHT_SAVING_NS more (1 MiB read at 25 GB/s from
  * 4 KiB pages against 44 GB/s from the same memory folded). So a unit is folded once its
  * sights have cost what a fold costs (the ski-rental rule: never more than twice the
- * better of folding at once and never folding): at the sight fold_ns / SIGHT_SAVING_NS,
- * where fold_ns is a running mean of this process's first folds, timed. Folding at the
- * second sight made the third round trip of a ping-pong stall 14-117 ms (NAS MG y-face,
- * MILC, FFT transpose buffers of 17-25 MiB), more than its first 20 round trips take
- * through MPI. A folded unit is folded again every REFOLD_SIGHTS sights (the address may
+ * better of folding at once and never folding): at the sight
+ * fold_ns / (SIGHT_SAVING_NS * density), where fold_ns is a running mean of this
+ * process's first folds, timed, and density the share of the units' pages the message
+ * touches, since pinning is paid per page: a NAS MG y-face of 1 KiB rows 135 KB apart
+ * touches 4% of its units' pages and is never folded (within SIGHT_MAX sights), where
+ * folding its 16 units at their third sight (sights inherited from buffers freed before
+ * at the same addresses) had stalled two round trips 5-7 ms each. Folding at the second
+ * sight made the third round trip of a ping-pong stall 14-117 ms (NAS MG y-face, MILC,
+ * FFT transpose buffers of 17-25 MiB), more than its first 20 round trips take through
+ * MPI. A folded unit is folded again every REFOLD_SIGHTS sights (the address may
  * meanwhile have been unmapped and mapped anew with 4 KiB pages). Refolds are rare because
  * they are not free: a madvise on a folded unit costs 1.3 us here, and a sparse layout's
  * message holds less than a unit's worth of bytes per unit (MILC's 1.5 MiB over 11
@@ -44,6 +49,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25   /* Linux 6.1; older C libraries lack the name */
@@ -72,25 +78,36 @@ static void set_entry(_Atomic uint64_t *entry, uintptr_t unit, int folded, uint6
     atomic_store_explicit(entry, value, memory_order_relaxed);
 }
 
-/* The sight at which a unit never folded is folded. */
-static uint64_t first_fold_sight(mpix_zcopy_process *process)
+/* The sight at which a unit never folded is folded, for a message that has bytes on
+ * @density of the pages of the units it is counted in (0..1]: a sight saves pinning only
+ * for the pages the copy touches. */
+static uint64_t first_fold_sight(mpix_zcopy_process *process, double density)
 {
     if (process->fold_sight > 0)
         return (uint64_t)process->fold_sight;
-    double sights = atomic_load_explicit(&process->fold_ns, memory_order_relaxed) / SIGHT_SAVING_NS;
+    double sights = atomic_load_explicit(&process->fold_ns, memory_order_relaxed) / (SIGHT_SAVING_NS * density);
     return sights < 2 ? 2 : sights >= SIGHT_MAX ? SIGHT_MAX : (uint64_t)sights + 1;
+}
+
+/* The share of @bytes bytes of memory whose pages a message of @layout touches: its
+ * bytes' pages plus one per block for the page a block shares with a gap. */
+static double density_of(const mpix_layout *layout, double bytes)
+{
+    double page_bytes = (double)sysconf(_SC_PAGESIZE);   /* from the auxiliary vector: no system call */
+    double touched = (double)layout->bytes / page_bytes + (double)layout->nblocks, pages = bytes / page_bytes;
+    return touched >= pages ? 1.0 : touched / pages;
 }
 
 /* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
  * left. A due unit past the budget stays due for its next sight. */
-static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
+static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, int *budget)
 {
     mpix_zcopy_process *process = zc->process;
     _Atomic uint64_t *entry = entry_of(process, unit);
     uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
     int known = seen >> ENTRY_UNIT_SHIFT == unit, folded = known && (seen >> SIGHT_BITS & 1);
     uint64_t sights = known ? (seen & SIGHT_MAX) + 1 : 1;
-    uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process);
+    uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process, density);
     if (sights > SIGHT_MAX)
         sights = SIGHT_MAX;
     if (sights < due || *budget == 0) {
@@ -117,10 +134,11 @@ static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, int *budget)
 }
 
 /* Marks in @touched (a bit per unit from @first) the units of [first, end) that hold
- * bytes of the message. */
-static void mark_touched(const void *buf, const mpix_layout *layout, uintptr_t first, uintptr_t end,
-                         uint64_t *touched)
+ * bytes of the message; returns how many. */
+static uintptr_t mark_touched(const void *buf, const mpix_layout *layout, uintptr_t first, uintptr_t end,
+                              uint64_t *touched)
 {
+    uintptr_t count = 0;
     for (MPI_Aint b = 0; b < layout->nblocks; b++) {
         uintptr_t start = (uintptr_t)buf + layout->blocks[b].offset;
         uintptr_t unit = start / MPIX_HUGE_PAGE_BYTES, last = (start + layout->blocks[b].length - 1) / MPIX_HUGE_PAGE_BYTES;
@@ -128,9 +146,13 @@ static void mark_touched(const void *buf, const mpix_layout *layout, uintptr_t f
             unit = first;
         if (last >= end)
             last = end - 1;
-        for (; unit <= last; unit++)
-            touched[(unit - first) / 64] |= 1ull << (unit - first) % 64;
+        for (; unit <= last; unit++) {
+            uint64_t bit = 1ull << (unit - first) % 64;
+            count += !(touched[(unit - first) / 64] & bit);
+            touched[(unit - first) / 64] |= bit;
+        }
     }
+    return count;
 }
 
 void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout)
@@ -154,13 +176,15 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
      * Where blocks are many, walking them would cost more than the copy saves, and nearly
      * every unit holds some. */
     if (layout->nblocks > TOUCH_WALK_BLOCKS_PER_UNIT * (MPI_Aint)units) {
+        double density = density_of(layout, (double)(layout->highest - layout->lowest));
         for (uintptr_t unit = first; unit < end; unit++)
-            fold_if_due(zc, unit, &budget);
+            fold_if_due(zc, unit, density, &budget);
         return;
     }
     uint64_t touched[MPIX_ZCOPY_COLLAPSE_UNITS / 64] = { 0 };
-    mark_touched(buf, layout, first, end, touched);
+    uintptr_t touched_units = mark_touched(buf, layout, first, end, touched);
+    double density = density_of(layout, (double)touched_units * MPIX_HUGE_PAGE_BYTES);
     for (uintptr_t unit = first; unit < end; unit++)
         if (touched[(unit - first) / 64] >> (unit - first) % 64 & 1)
-            fold_if_due(zc, unit, &budget);
+            fold_if_due(zc, unit, density, &budget);
 }

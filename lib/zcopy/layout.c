@@ -46,10 +46,14 @@ void mpix_layout_free(mpix_layout *layout)
     memset(layout, 0, sizeof *layout);
 }
 
-/* @count copies of @child, the i-th at @displacement + i * @stride. */
+/* @count copies of @child, the i-th at @displacement + i * @stride. Copies of a dense
+ * child (one block as long as the stride) join into one block at once: a vector of
+ * 16 KiB of MPI_BYTE is 256 appends, not four million. */
 static int append_repeated(mpix_layout *out, const mpix_layout *child, MPI_Aint displacement, MPI_Aint count,
                            MPI_Aint stride)
 {
+    if (count > 0 && child->nblocks == 1 && child->blocks[0].length == stride)
+        return mpix_layout_append(out, displacement + child->blocks[0].offset, count * stride);
     for (MPI_Aint i = 0; i < count; i++)
         for (MPI_Aint b = 0; b < child->nblocks; b++) {
             int rc = mpix_layout_append(out, displacement + i * stride + child->blocks[b].offset,
@@ -140,14 +144,22 @@ static int append_box(mpix_layout *out, const mpix_layout *child, MPI_Aint child
             return MPI_SUCCESS;
         position[d] = 0;
     }
+    /* The odometer turns the slower dimensions; along the fastest one, each run of
+     * consecutive indices is one append_repeated (one block for a dense child). */
     for (;;) {
-        MPI_Aint displacement = 0;
+        MPI_Aint base = 0;
         for (int d = 0; d < ndims; d++)
-            displacement += index_of(context, d, position[d]) * stride[d];
-        int rc = append_repeated(out, child, displacement, 1, 0);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        int d = fastest;
+            if (d != fastest)
+                base += index_of(context, d, position[d]) * stride[d];
+        for (MPI_Aint i = 0, run; i < counts[fastest]; i += run) {
+            MPI_Aint first = index_of(context, fastest, i);
+            for (run = 1; i + run < counts[fastest] && index_of(context, fastest, i + run) == first + run; run++)
+                ;
+            int rc = append_repeated(out, child, base + first * stride[fastest], run, stride[fastest]);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        int d = fastest + step;
         while (d >= 0 && d < ndims && ++position[d] == counts[d]) {
             position[d] = 0;
             d += step;

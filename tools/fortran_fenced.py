@@ -9,7 +9,8 @@ the MPI's own binding with the same arguments:
 A call that succeeds reports an earlier guarded transfer's deferred error in IERROR, as
 the C wrappers do. Fortran passes every argument by reference (a choice buffer of
 mpi_f08 as one pointer to its descriptor) and these calls take no strings, so each
-wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around the entries are kept.
+wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around
+the entries are kept.
 Usage: fortran_fenced.py openmpi|mpich-f08 PRELOAD_C OUTPUT_C"""
 import re
 import sys

@@ -67,10 +67,7 @@ static int append_repeated(mpix_layout *out, const mpix_layout *child, MPI_Aint 
 int mpix_layout_repeat(const mpix_layout *element, MPI_Aint count, MPI_Aint extent, mpix_layout *out)
 {
     memset(out, 0, sizeof *out);
-    /* A contiguous element repeated without gaps is one block, however large the count. */
-    if (element->nblocks == 1 && element->blocks[0].length == extent)
-        return count > 0 ? mpix_layout_append(out, element->blocks[0].offset, count * extent) : MPI_SUCCESS;
-    return append_repeated(out, element, 0, count, extent);
+    return append_repeated(out, element, 0, count, extent);   /* a contiguous element: one block */
 }
 
 /* Predefined types: contiguous, except the MINLOC/MAXLOC pairs, whose padding follows

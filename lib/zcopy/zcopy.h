@@ -391,8 +391,8 @@ void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int 
 /* Counts a sight of each 2 MiB unit wholly inside @layout's extent at @buf that holds
  * message bytes (every such unit where the layout has more than 4 blocks a unit), and
  * folds the units due (their copies have cost a fold, refold, deferred by the kernel)
- * into huge pages (MADV_COLLAPSE), unless MPIX_ZCOPY_COLLAPSE is off or the extent holds more units than
- * MPIX_ZCOPY_COLLAPSE_UNITS. O(extent / 2 MiB), plus O(blocks) where blocks are few; the
+ * into huge pages (MADV_COLLAPSE), unless MPIX_ZCOPY_COLLAPSE is off or the extent holds
+ * more units than MPIX_ZCOPY_COLLAPSE_UNITS. O(extent / 2 MiB), plus O(blocks) where blocks are few; the
  * first fold of a unit copies it. */
 void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout);
 

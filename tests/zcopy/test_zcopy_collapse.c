@@ -29,7 +29,7 @@
  * touches 1152 of the 2040 pages of its extent (0.45 ms / (36 us * 1152 / 2040)), then at
  * a sight worked out from the folds this process timed, which may hold back the other
  * units of the same call. It sends one buffer until each of its units was tried once and
- * asserts the first was tried at the 13th sight, then a second buffer likewise, whose
+ * asserts the first was tried at the 23rd sight, then a second buffer likewise, whose
  * units must be tried at their second sight or later. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"

@@ -116,9 +116,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                 "after every guarded call and fault, compare each page guard has protected with what "
                                 "the transfers in flight need (/proc/self/maps) and abort on a difference" },
     [MPIX_HINT_PMPI] = { "mpix_pmpi", "MPIX_PMPI", NULL, "pmpi", USER, MPIX_HINT_TYPE_KEYWORD_LIST,
-                         "storage|guard|none", 0, 0, NULL,
+                         "storage|guard|zcopy|none", 0, 0, NULL,
                          "what a preloaded interposition library does to the program's MPI calls (default: storage "
-                         "for libmpix-pmpi.so, guard for libmpix-guard.so)" },
+                         "for libmpix-pmpi.so, guard for libmpix-guard.so; zcopy only in libmpix-pmpi.so, and "
+                         "not with guard)" },
     [MPIX_HINT_STORAGE_DEFAULT_HINTS] = { "mpix_storage_default_hints", "MPIX_STORAGE_DEFAULT_HINTS", NULL, "pmpi",
                                           USER, MPIX_HINT_TYPE_STRING, NULL, 0, 0, NULL,
                                           "key=value;... hints that libmpix-pmpi.so adds to every MPI_Win_allocate and "

@@ -9,10 +9,11 @@
 
 static _Atomic int parsed_modules = -1;
 
-/* Keyword order in the settings table: storage, guard, none. */
+/* Keyword order in the settings table: storage, guard, zcopy, none. */
 static int modules_of(const mpix_hint_value *value)
 {
-    return ((value->keyword_mask & 1) ? MPIX_INTERPOSE_STORAGE : 0) | ((value->keyword_mask & 2) ? MPIX_INTERPOSE_GUARD : 0);
+    return ((value->keyword_mask & 1) ? MPIX_INTERPOSE_STORAGE : 0) | ((value->keyword_mask & 2) ? MPIX_INTERPOSE_GUARD : 0) |
+           ((value->keyword_mask & 4) ? MPIX_INTERPOSE_ZCOPY : 0);
 }
 
 int mpix_interpose_modules(const char *library_default)

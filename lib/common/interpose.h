@@ -9,7 +9,8 @@
 
 enum mpix_interposed {
     MPIX_INTERPOSE_STORAGE = 1 << 0,
-    MPIX_INTERPOSE_GUARD = 1 << 1
+    MPIX_INTERPOSE_GUARD = 1 << 1,
+    MPIX_INTERPOSE_ZCOPY = 1 << 2
 };
 
 /* The modules MPIX_PMPI names, else those of @library_default ("storage", "guard");
@@ -23,5 +24,60 @@ __attribute__((visibility("default"))) int mpix_interpose_modules(const char *li
  * '=' is an MPIX_ERRKIND_BAD_HINT error, raised on @comm (the window's communicator). */
 __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info info, MPI_Comm comm,
                                                                         MPI_Info *merged);
+
+/* zcopy for the program's point-to-point calls (lib/zcopy/interposed*.c). _init after
+ * PMPI_Init (collective over MPI_COMM_WORLD: it learns which processes of the node may
+ * send this one zero-copy headers), _finalize before PMPI_Finalize. Each other function
+ * has the signature and meaning of the MPI_ call it is named after; where zero-copy is
+ * off in the process it is that call. */
+#define MPIX_INTERPOSE_EXPORT __attribute__((visibility("default")))
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_init(void);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_finalize(void);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                                    int tag, MPI_Comm comm);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                                     int tag, MPI_Comm comm, MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                                                    MPI_Comm comm, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_irecv(void *buf, int count, MPI_Datatype datatype, int source,
+                                                     int tag, MPI_Comm comm, MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+                                                         int tag, MPI_Comm comm, MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                        int dest, int sendtag, void *recvbuf, int recvcount,
+                                                        MPI_Datatype recvtype, int source, int recvtag,
+                                                        MPI_Comm comm, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                                                                int dest, int sendtag, int source, int recvtag,
+                                                                MPI_Comm comm, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_wait(MPI_Request *request, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_test(MPI_Request *request, int *flag, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_testall(int count, MPI_Request requests[], int *flag,
+                                                       MPI_Status statuses[]);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_waitany(int count, MPI_Request requests[], int *index,
+                                                       MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_testany(int count, MPI_Request requests[], int *index, int *flag,
+                                                       MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_waitsome(int count, MPI_Request requests[], int *outcount,
+                                                        int indices[], MPI_Status statuses[]);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_testsome(int count, MPI_Request requests[], int *outcount,
+                                                        int indices[], MPI_Status statuses[]);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_request_free(MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_cancel(MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_start(MPI_Request *request);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_startall(int count, MPI_Request requests[]);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                                                      MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                                                      MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_improbe(int source, int tag, MPI_Comm comm, int *flag,
+                                                       MPI_Message *message, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_mrecv(void *buf, int count, MPI_Datatype datatype,
+                                                     MPI_Message *message, MPI_Status *status);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_imrecv(void *buf, int count, MPI_Datatype datatype,
+                                                      MPI_Message *message, MPI_Request *request);
 
 #endif

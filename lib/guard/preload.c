@@ -16,10 +16,27 @@
 /* libmpix-guard.so guards by default, libmpix-pmpi.so when MPIX_PMPI names guard. */
 static int guard_on(void) { return mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT) & MPIX_INTERPOSE_GUARD; }
 
+/* libmpix-pmpi.so's zcopy part (pmpi/zcopy.c) defines mpix_zcopy_route_<call> for the
+ * calls it takes over when MPIX_PMPI names zcopy (and not guard, which takes the same
+ * calls); in libmpix-guard.so these weak references stay null. */
+static int zcopy_on(void)
+{
+    int modules = mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT);
+    return (modules & MPIX_INTERPOSE_ZCOPY) && !(modules & MPIX_INTERPOSE_GUARD);
+}
+#define ZCOPY_ROUTE(name, params) __attribute__((weak, visibility("hidden"))) int mpix_zcopy_route_##name params
+#define ZCOPY_ROUTED(name) (mpix_zcopy_route_##name && zcopy_on())
+
+ZCOPY_ROUTE(Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
+ZCOPY_ROUTE(Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
+ZCOPY_ROUTE(Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+
 EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (!guard_on())
-        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+        return ZCOPY_ROUTED(Send) ? mpix_zcopy_route_Send(buf, count, datatype, dest, tag, comm)
+                                  : PMPI_Send(buf, count, datatype, dest, tag, comm);
     return MPIX_Send_guarded(buf, count, datatype, dest, tag, comm);
 }
 
@@ -27,7 +44,8 @@ EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int
                     MPI_Status *status)
 {
     if (!guard_on())
-        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+        return ZCOPY_ROUTED(Recv) ? mpix_zcopy_route_Recv(buf, count, datatype, source, tag, comm, status)
+                                  : PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     return MPIX_Recv_guarded(buf, count, datatype, source, tag, comm, status);
 }
 
@@ -35,6 +53,9 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                         MPI_Status *status)
 {
+    if (!guard_on() && ZCOPY_ROUTED(Sendrecv))
+        return mpix_zcopy_route_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                         source, recvtag, comm, status);
     if (!guard_on())
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, status);
@@ -44,13 +65,15 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 /* A fenced call returns, when it succeeds, the error of an earlier guarded transfer that
  * failed after its own call returned (MPI has given that error to the transfer's
- * handler already), so that a program checking codes sees it once. */
-#define FENCED(name, params, args)                            \
-    EXPORT int MPI_##name params                              \
-    {                                                         \
-        int deferred_ = MPIX_Guard_complete_all();            \
-        int code_ = PMPI_##name args;                         \
-        return code_ != MPI_SUCCESS ? code_ : deferred_;      \
+ * handler already), so that a program checking codes sees it once. Where zcopy routes
+ * the call, the route makes it. */
+#define FENCED(name, params, args)                                                              \
+    ZCOPY_ROUTE(name, params);                                                                  \
+    EXPORT int MPI_##name params                                                                \
+    {                                                                                           \
+        int deferred_ = MPIX_Guard_complete_all();                                              \
+        int code_ = ZCOPY_ROUTED(name) ? mpix_zcopy_route_##name args : PMPI_##name args;       \
+        return code_ != MPI_SUCCESS ? code_ : deferred_;                                        \
     }
 
 /* Point to point */

@@ -74,6 +74,8 @@ int mpix_zcopy_slot_take(mpix_zcopy_process *process)
 
 void mpix_zcopy_slot_release(mpix_zcopy_process *process, int index)
 {
+    /* A header of an ended message no longer names a live one (interposed.c). */
+    atomic_store_explicit(&process->mailbox[index].nonce, 0, memory_order_relaxed);
     atomic_store_explicit(&process->mailbox[index].taken, 0, memory_order_release);
 }
 

@@ -11,6 +11,7 @@
  * succeeds exactly when it may also read this process. From then on messages to it go
  * zero-copy. */
 #include "zcopy.h"
+#include "interposed.h"
 #include "common/hint.h"
 #include "common/self_state.h"
 
@@ -54,6 +55,7 @@ static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
     mpix_zcopy_progress_destroy(process->progress);
+    mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);
     munmap(process->directory, process->world_size * sizeof *process->directory);

@@ -78,6 +78,9 @@ static mpix_zcopy_slot *peer_slot(mpix_zcopy_comm *zc, const mpix_zcopy_header *
     return mailbox && header->slot >= 0 && header->slot < MPIX_ZCOPY_SLOTS ? &mailbox[header->slot] : NULL;
 }
 
+static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
+                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot);
+
 static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
                        int source, const mpix_zcopy_header *header, MPI_Comm comm)
 {
@@ -85,6 +88,8 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     int rc = MPI_ERR_TRUNCATE;
     mpix_layout_view local;
     mpix_zcopy_slot *slot = peer_slot(zc, header);
+    if (slot && header->nonce)
+        return receive_interposed(zc, buf, count, datatype, capacity, source, header, comm, slot);
     if (!slot)
         rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
                         source, (int)header->pid, (int)header->mailbox_fd);
@@ -124,6 +129,75 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     }
     end_message(slot, header, outcome);
     return rc;
+}
+
+/* An interposed message: claimed before it is copied, unless its sender staged it, and
+ * then read from the sender's copy. */
+static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
+                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot)
+{
+    int32_t state = MPIX_ZCOPY_PENDING;
+    if (header->bytes > capacity) {
+        /* Unclaimed, the sender may be staging: the slot ends once it is staged. */
+        if (!atomic_compare_exchange_strong_explicit(&slot->state, &state, MPIX_ZCOPY_CLAIMED, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            for (unsigned long poll = 0; atomic_load_explicit(&slot->state, memory_order_acquire) == MPIX_ZCOPY_STAGING;
+                 poll++)
+                mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+        end_message(slot, header, MPIX_ZCOPY_ABANDONED);
+        return MPI_ERR_TRUNCATE;
+    }
+    if (atomic_compare_exchange_strong_explicit(&slot->state, &state, MPIX_ZCOPY_CLAIMED, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        mpix_zcopy_header claimed = *header;
+        claimed.nonce = 0;   /* claimed: the ordinary hand-shake from here */
+        return receive_rts(zc, buf, count, datatype, capacity, source, &claimed, comm);
+    }
+    for (unsigned long poll = 0; (state = atomic_load_explicit(&slot->state, memory_order_acquire)) == MPIX_ZCOPY_STAGING;
+         poll++)
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    if (state != MPIX_ZCOPY_STAGED)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPI_Recv: the zero-copy message from rank %d was ended (state %d)",
+                          source, (int)state);
+    mpix_layout_view local;
+    int rc = mpix_layout_view_get(zc, datatype, count, &local);
+    if (rc != MPI_SUCCESS) {
+        end_message(slot, header, MPIX_ZCOPY_ABANDONED);
+        return rc;
+    }
+    mpix_block run = { 0, header->bytes };
+    mpix_layout staged = { .blocks = &run, .nblocks = 1, .capacity = 1, .bytes = header->bytes, .lowest = 0,
+                           .highest = header->bytes, .costed_gap_limit = -1 };
+    int error = mpix_zcopy_pull(zc, header->pid, slot->staged_address, &staged, buf, local.layout, 0, header->bytes);
+    mpix_layout_view_release(&local);
+    end_message(slot, header, error ? MPIX_ZCOPY_ABANDONED : MPIX_ZCOPY_DONE);
+    if (error)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPI_Recv: reading %lld staged bytes from rank %d failed: %s",
+                          (long long)header->bytes, source, strerror(error));
+    return MPI_SUCCESS;
+}
+
+int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
+                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help)
+{
+    MPI_Count type_size;
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpix_zcopy_header offered = *header;
+    offered.help_offered = header->help_offered && may_ask_help;
+    return receive_rts(zc, buf, count, datatype, type_size * count, source, &offered, comm);
+}
+
+int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
+{
+    mpix_zcopy_process *process = zc->process;
+    if (header->magic != MPIX_ZCOPY_MAGIC || header->kind != MPIX_ZCOPY_RTS || !header->nonce ||
+        header->node_key != process->node_key || source < 0 || source >= zc->peers ||
+        zc->world_rank[source] == MPI_UNDEFINED || process->access[zc->world_rank[source]] != MPIX_ZCOPY_ACCESS_OK)
+        return 0;
+    mpix_zcopy_slot *slot = peer_slot(zc, header);
+    return slot && atomic_load_explicit(&slot->nonce, memory_order_acquire) == header->nonce;
 }
 
 /* A message that does not fit the posted receive: not zcopy's (shorter than a header),

@@ -9,6 +9,9 @@
 #include "common/relax.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* The receiver's request: copy type-map bytes [split, bytes) of @buf into its layout,
  * then say so in the slot, where the receiver waits for it. A failed write (a kernel
@@ -88,6 +91,13 @@ static int send_inline(mpix_zcopy_send *send, int kind, const void *buf, int cou
     return rc;
 }
 
+static uint64_t next_nonce(void)
+{
+    static _Atomic uint64_t counter;
+    /* The pid in the high half: a nonce does not repeat among the node's processes. */
+    return ((uint64_t)getpid() << 32) | (atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed) + 1);
+}
+
 /* The header names a slot of this process's mailbox; the receiver copies, perhaps asks
  * for help (only a blocking sender offers it: a nonblocking one may not be in a call when
  * asked), and ends the message there. */
@@ -102,15 +112,41 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, &send->view, send->comm);
     mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
-    return PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
+    if (!send->interposed)
+        return PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
+    /* Before the header leaves: a receiver checks the slot's nonce against it. */
+    header->nonce = next_nonce();
+    atomic_store_explicit(&send->slot->nonce, header->nonce, memory_order_release);
+    return blocking ? PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm)
+                    : PMPI_Isend(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm, &send->inner);
 }
 
-int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
-                          int tag, MPI_Comm comm, int blocking)
+/* The program's own send, as it asked (an interposed send MPI takes). */
+static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag, int blocking)
+{
+    return blocking ? PMPI_Send(buf, count, datatype, send->dest, tag, send->comm)
+                    : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner);
+}
+
+/* Whether @count of @datatype is one run of bytes: MPI moves those with one copy. */
+static int contiguous(MPI_Datatype datatype, int count, MPI_Count type_size, int *is_contiguous)
+{
+    MPI_Count lb, extent, true_lb, true_extent;
+    int rc = PMPI_Type_get_extent_x(datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent);
+    *is_contiguous = rc == MPI_SUCCESS && true_extent == type_size && (count <= 1 || extent == type_size);
+    return rc;
+}
+
+
+static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, int blocking, int interposed)
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
-    *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL };
+    *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
+                               .interposed = interposed };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -128,7 +164,16 @@ int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI
                                         .node_key = process->node_key, .pid = process->pid, .slot = -1,
                                         .mailbox_fd = process->mailbox_fd,
                                         .mailbox_address = (uintptr_t)process->mailbox };
-    if (zero_copy && !attachable)
+    if (interposed) {
+        int is_contiguous = 1;
+        if (attachable && send->header.bytes > zc->eager_bytes &&
+            (rc = contiguous(datatype, count, type_size, &is_contiguous)) != MPI_SUCCESS)
+            return rc;
+        if (!attachable || send->header.bytes <= zc->eager_bytes || is_contiguous) {
+            zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
+            return send_plain(send, buf, count, datatype, tag, blocking);
+        }
+    } else if (zero_copy && !attachable)
         send->header.learn_address = (uintptr_t)entry;
 
     if (send->header.bytes <= zc->eager_bytes || !attachable) {
@@ -145,7 +190,8 @@ int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI
         zc->stats.sent_fragmented++;
         zc->stats.sent_by_shape++;
         zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        return send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
+        return interposed ? send_plain(send, buf, count, datatype, tag, blocking)
+                          : send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
     }
     if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
         return rc;
@@ -154,17 +200,33 @@ int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI
     if (by_shape && kind == MPIX_ZCOPY_MPI && !send->timed && mpix_zcopy_too_fragmented(zc, send->view.layout))
         mpix_zcopy_shape_remember_fragmented(process, &shape);
     send->timed = send->timed && blocking;   /* a nonblocking send's time is the program's */
-    send->slot_index = kind == MPIX_ZCOPY_RTS || send->timed ? mpix_zcopy_slot_take(process) : -1;
+    /* An interposed send through MPI is timed until MPI_Send returns: its receiver
+     * cannot be asked to end it in a slot. */
+    send->slot_index = kind == MPIX_ZCOPY_RTS || (send->timed && !interposed) ? mpix_zcopy_slot_take(process) : -1;
     /* Every slot taken (as many threads sending at once): this one goes through MPI,
      * untimed. */
-    if (send->slot_index < 0)
+    if (send->slot_index < 0 && (kind == MPIX_ZCOPY_RTS || !interposed))
         kind = MPIX_ZCOPY_MPI, send->timed = 0;
     send->kind = kind;
     send->start = PMPI_Wtime();
     zc->stats.sent[kind]++;
     if (kind == MPIX_ZCOPY_RTS)
         return send_rts(send, buf, count, tag, blocking);
+    if (interposed)
+        return send_plain(send, buf, count, datatype, tag, blocking);
     return send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
+}
+
+int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, int blocking)
+{
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 0);
+}
+
+int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
+                                     int dest, int tag, MPI_Comm comm, int blocking)
+{
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 1);
 }
 
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
@@ -189,8 +251,61 @@ int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
     return MPI_SUCCESS;
 }
 
+/* The data in type-map order, in a buffer of this process that outlives the call: the
+ * receiver reads it there whenever it comes. */
+static int stage(mpix_zcopy_send *send)
+{
+    const mpix_layout *layout = send->view.layout;
+    char *staged = malloc(layout->bytes > 0 ? layout->bytes : 1);
+    if (!staged)
+        return 0;
+    MPI_Count at = 0;
+    for (MPI_Aint i = 0; i < layout->nblocks; i++) {
+        memcpy(staged + at, (const char *)send->buf + layout->blocks[i].offset, layout->blocks[i].length);
+        at += layout->blocks[i].length;
+    }
+    send->slot->staged_address = (uintptr_t)staged;
+    send->staged = staged;
+    atomic_store_explicit(&send->slot->state, MPIX_ZCOPY_STAGED, memory_order_release);
+    return 1;
+}
+
+int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, int *done)
+{
+    *done = 1;
+    if (!send->slot || send->kind != MPIX_ZCOPY_RTS)
+        return MPI_SUCCESS;
+    int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
+    if (state == MPIX_ZCOPY_HELP && !send->helped) {
+        help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
+        send->helped = 1;
+        state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
+    }
+    if (state == MPIX_ZCOPY_PENDING && PMPI_Wtime() - send->start >= stage_after) {
+        int32_t expected = MPIX_ZCOPY_PENDING;
+        if (atomic_compare_exchange_strong_explicit(&send->slot->state, &expected, MPIX_ZCOPY_STAGING,
+                                                    memory_order_acq_rel, memory_order_acquire)) {
+            if (stage(send))
+                return MPI_SUCCESS;
+            /* No memory to stage: wait for the receiver after all. */
+            atomic_store_explicit(&send->slot->state, MPIX_ZCOPY_PENDING, memory_order_release);
+            send->start = PMPI_Wtime();
+            send->timed = 0;
+        }
+        state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
+    }
+    *done = state == MPIX_ZCOPY_DONE || state == MPIX_ZCOPY_ABANDONED;
+    return MPI_SUCCESS;
+}
+
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
 {
+    if (send->staged) { /* the slot and the copy stay until the receiver read it */
+        mpix_zcopy_staged_keep(send->zc->process, send->slot_index, send->staged);
+        send->slot_index = -1;
+        send->staged = NULL;
+        send->timed = 0;
+    }
     if (send->slot_index >= 0)
         mpix_zcopy_slot_release(send->zc->process, send->slot_index);
     if (send->timed && rc == MPI_SUCCESS)

@@ -147,6 +147,7 @@ typedef struct mpix_zcopy_process {
     mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
     int fragmented_shape_count, next_fragmented_shape;
     struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
+    struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -248,10 +249,16 @@ void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpi
 
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 
-enum { MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
+/* PLAIN: an interposed send (interposed.c) left to MPI, without a header. */
+enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
 /* States of a message's slot; HELP: the receiver filled the slot's request and asks the
- * sender to copy the tail of the message while it copies the head. */
-enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3 };
+ * sender to copy the tail of the message while it copies the head. An interposed
+ * message (its header has a nonce) is claimed first: the receiver moves PENDING to
+ * CLAIMED before it copies, or the sender, tired of waiting for a receiver that may be
+ * in another call, moves it to STAGING, copies the data to a buffer of its own and
+ * publishes it as STAGED, and the receiver reads that buffer instead. */
+enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3,
+       MPIX_ZCOPY_CLAIMED = 4, MPIX_ZCOPY_STAGING = 5, MPIX_ZCOPY_STAGED = 6 };
 #define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
 #define MPIX_ZCOPY_INLINE_BLOCKS 4
 
@@ -280,6 +287,7 @@ typedef struct mpix_zcopy_header {
     int32_t slot;                 /* the message's slot in it */
     int32_t help_offered;         /* the sender would copy a part */
     mpix_zcopy_layout_ref data;   /* the sender's */
+    uint64_t nonce;               /* interposed messages: equal to the slot's while it is live */
 } mpix_zcopy_header;
 
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
@@ -307,6 +315,8 @@ typedef struct mpix_zcopy_send {
     mpix_layout_view view;
     MPI_Request inner;            /* a nonblocking send's MPI request, until complete */
     double start;
+    int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
+    char *staged;                 /* the sender's copy of the data once STAGED */
 } mpix_zcopy_send;
 
 /* Chooses the path and sends the MPI message that carries the envelope (@blocking: with
@@ -316,6 +326,22 @@ typedef struct mpix_zcopy_send {
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, int blocking);
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done);
+
+/* The same for a program's own MPI_Send/MPI_Isend (interposed.c): every message but a
+ * large non-contiguous one to an attachable peer, and those the path choice gives to
+ * MPI, is sent as the program asked, without a header (kind MPIX_ZCOPY_PLAIN, or
+ * MPIX_ZCOPY_MPI); a zero-copy one sends its header alone, with a nonce, and a
+ * nonblocking send's header request (@send->inner) is the program's request. _test
+ * leaves that request alone; after @stage_after seconds without a receiver it copies the
+ * data to a buffer of its own (STAGED) and is done, the slot staying taken until the
+ * receiver has read it (mpix_zcopy_staged_reap). */
+int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
+                                     int dest, int tag, MPI_Comm comm, int blocking);
+int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, int *done);
+/* Keeps a staged send's slot and buffer until its receiver ends the message; _reap
+ * frees those ended (@wait_seconds > 0: waits that long for the others, at MPI_Finalize). */
+void mpix_zcopy_staged_keep(mpix_zcopy_process *process, int slot_index, char *staged);
+void mpix_zcopy_staged_reap(mpix_zcopy_process *process, double wait_seconds);
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
 
 /* Receives the message MPI matched (@message, envelope in @matched) into @buf: data sent
@@ -323,6 +349,18 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
  * @status (unless MPI_STATUS_IGNORE) as MPI_Recv would. */
 int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
+
+/* Whether @header, found in a received message of exactly its size, is a live
+ * interposed zero-copy message of rank @source of @zc's communicator (its magic, this
+ * node, and a nonce equal to its slot's). */
+int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header);
+/* Reads the zero-copy message @header announces into @buf and ends it for the sender;
+ * MPI_ERR_TRUNCATE when it is longer than @count elements of @datatype. @may_ask_help:
+ * whether to ask a sender that offered to copy a part: not from inside a send's wait,
+ * where two processes each receiving the other's message would wait for each other's
+ * help. */
+int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
+                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help);
 
 /* ---- nonblocking calls (request.c) --------------------------------------------------- */
 
@@ -348,6 +386,8 @@ struct mpix_zcopy_slot {
     int32_t receiver_pid;
     int64_t split;
     mpix_zcopy_layout_ref receiver;
+    _Atomic uint64_t nonce;             /* an interposed message's, 0 otherwise */
+    uint64_t staged_address;            /* STAGED: the data, type-map order, in the sender */
 };
 
 enum { MPIX_ZCOPY_SLOTS = 64 };   /* sends in flight at once per process (threads) */

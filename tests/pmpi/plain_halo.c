@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* An MPI program without mpix, written as applications write halo exchanges: a 2-D
+ * block of doubles per process in a periodic ring, whose column halos travel as a vector
+ * type built and freed every iteration, with MPI_Irecv/MPI_Isend and MPI_Waitall; then
+ * the other ways programs move the same columns: blocking MPI_Send/MPI_Recv into a
+ * contiguous buffer, MPI_Sendrecv, MPI_Probe + MPI_Get_count sizing the receive,
+ * MPI_Mprobe/MPI_Mrecv, MPI_Waitany/MPI_Testsome, a receive posted before a barrier
+ * that the sender's blocking send must not wait for, MPI_Sendrecv_replace, persistent
+ * receives, and small plain messages (one exactly as long as a zero-copy header, with
+ * bytes that look like one). Every received value is checked; exit code 0 only if all
+ * were right. Run under LD_PRELOAD=libmpix-pmpi.so with MPIX_PMPI=zcopy it must give the
+ * same answers (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened).
+ * The halo is DEPTH columns deep: one column is too fragmented for zero-copy (MPI's
+ * datatype engine wins), 512 columns are 4 KiB blocks.
+ * Usage: plain_halo ROWS ITERATIONS DEPTH */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size, failures;
+
+#define CHECK(condition, ...)                                         \
+    do {                                                              \
+        if (!(condition)) {                                           \
+            if (failures++ < 10) {                                    \
+                fprintf(stderr, "rank %d: ", rank);                   \
+                fprintf(stderr, __VA_ARGS__);                         \
+                fputc('\n', stderr);                                  \
+            }                                                         \
+        }                                                             \
+    } while (0)
+
+/* The value every process puts at (row, column) of its block in iteration @step. */
+static double value(int owner, int step, int row, int column)
+{
+    return owner * 1e7 + step * 1e5 + row * 2000 + column;
+}
+
+static int rows, depth, width, step;
+
+/* Ghost columns [@at, @at + depth) of @grid hold @owner's columns from @first. */
+static void check_ghost(const double *grid, int at, int owner, int first, const char *what)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < depth; k++)
+            CHECK(grid[r * width + at + k] == value(owner, step, r, first + k), "%s: step %d row %d column %d: %.0f",
+                  what, step, r, k, grid[r * width + at + k]);
+}
+
+/* A contiguous buffer holds @owner's columns from @first, row by row. */
+static void check_packed(const double *buffer, int owner, int first, const char *what)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < depth; k++)
+            CHECK(buffer[r * depth + k] == value(owner, step, r, first + k), "%s: row %d column %d: %.0f", what, r, k,
+                  buffer[r * depth + k]);
+}
+
+static void clear_ghosts(double *grid, int columns)
+{
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < depth; k++)
+            grid[r * width + k] = grid[r * width + depth + columns + k] = -1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rows = argc > 1 ? atoi(argv[1]) : 64;
+    int iterations = argc > 2 ? atoi(argv[2]) : 20;
+    depth = argc > 3 ? atoi(argv[3]) : 512;
+    int columns = 2 * depth; /* interior columns [depth, depth + columns) */
+    width = columns + 2 * depth;
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    int to_right = columns, to_left = depth, from_left = 0, from_right = depth + columns; /* first columns */
+    double *grid = malloc(sizeof(double) * rows * width);
+    double *packed = malloc(sizeof(double) * rows * depth);
+    MPI_Status status;
+    MPI_Request request;
+    int count, halo_doubles = rows * depth;
+
+    for (step = 0; step <= iterations; step++) {
+        for (int r = 0; r < rows; r++)
+            for (int c = depth; c < depth + columns; c++)
+                grid[r * width + c] = value(rank, step, r, c);
+        clear_ghosts(grid, columns);
+        MPI_Datatype halo;
+        MPI_Type_vector(rows, depth, width, MPI_DOUBLE, &halo);
+        MPI_Type_commit(&halo);
+        MPI_Request requests[4];
+        MPI_Irecv(&grid[from_left], 1, halo, left, 0, MPI_COMM_WORLD, &requests[0]);
+        MPI_Irecv(&grid[from_right], 1, halo, right, 1, MPI_COMM_WORLD, &requests[1]);
+        MPI_Isend(&grid[to_right], 1, halo, right, 0, MPI_COMM_WORLD, &requests[2]);
+        MPI_Isend(&grid[to_left], 1, halo, left, 1, MPI_COMM_WORLD, &requests[3]);
+        MPI_Type_free(&halo); /* freed before the transfers complete, as MPI allows */
+        MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+        check_ghost(grid, from_left, left, to_right, "isend/irecv halo from the left");
+        check_ghost(grid, from_right, right, to_left, "isend/irecv halo from the right");
+    }
+    step = iterations;
+    MPI_Datatype halo;
+    MPI_Type_vector(rows, depth, width, MPI_DOUBLE, &halo);
+    MPI_Type_commit(&halo);
+
+    /* Blocking, into a contiguous buffer; even ranks send first. */
+    memset(packed, 0, sizeof(double) * halo_doubles);
+    if (rank % 2 == 0) {
+        MPI_Send(&grid[to_right], 1, halo, right, 2, MPI_COMM_WORLD);
+        MPI_Recv(packed, halo_doubles, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &status);
+    } else {
+        MPI_Recv(packed, halo_doubles, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &status);
+        MPI_Send(&grid[to_right], 1, halo, right, 2, MPI_COMM_WORLD);
+    }
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles && status.MPI_SOURCE == left && status.MPI_TAG == 2,
+          "send/recv status: %d from %d tag %d", count, status.MPI_SOURCE, status.MPI_TAG);
+    check_packed(packed, left, to_right, "send/recv");
+
+    /* Sendrecv, vector to vector. */
+    clear_ghosts(grid, columns);
+    MPI_Sendrecv(&grid[to_right], 1, halo, right, 3, &grid[from_left], 1, halo, left, 3, MPI_COMM_WORLD, &status);
+    check_ghost(grid, from_left, left, to_right, "sendrecv");
+
+    /* Probe, size the buffer from the status, receive. */
+    MPI_Isend(&grid[to_right], 1, halo, right, 4, MPI_COMM_WORLD, &request);
+    MPI_Probe(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &status);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles && status.MPI_SOURCE == left, "probe: %d doubles from %d", count, status.MPI_SOURCE);
+    double *probed = calloc(count > halo_doubles ? count : halo_doubles, sizeof(double));
+    MPI_Recv(probed, count, MPI_DOUBLE, status.MPI_SOURCE, 4, MPI_COMM_WORLD, &status);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    check_packed(probed, left, to_right, "probe");
+    free(probed);
+
+    /* Matched probe. */
+    MPI_Message message;
+    MPI_Isend(&grid[to_left], 1, halo, left, 5, MPI_COMM_WORLD, &request);
+    MPI_Mprobe(right, 5, MPI_COMM_WORLD, &message, &status);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles, "mprobe: %d doubles", count);
+    memset(packed, 0, sizeof(double) * halo_doubles);
+    MPI_Mrecv(packed, halo_doubles, MPI_DOUBLE, &message, &status);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles && status.MPI_SOURCE == right && status.MPI_TAG == 5,
+          "mrecv status: %d from %d tag %d", count, status.MPI_SOURCE, status.MPI_TAG);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    check_packed(packed, right, to_left, "mrecv");
+
+    /* Waitany and Testsome over a halo exchange. */
+    MPI_Request pair[2], sends[2];
+    clear_ghosts(grid, columns);
+    MPI_Irecv(&grid[from_left], 1, halo, left, 6, MPI_COMM_WORLD, &pair[0]);
+    MPI_Irecv(&grid[from_right], 1, halo, right, 7, MPI_COMM_WORLD, &pair[1]);
+    MPI_Isend(&grid[to_right], 1, halo, right, 6, MPI_COMM_WORLD, &sends[0]);
+    MPI_Isend(&grid[to_left], 1, halo, left, 7, MPI_COMM_WORLD, &sends[1]);
+    int index, done = 0, outcount, indices[2];
+    MPI_Waitany(2, pair, &index, &status);
+    CHECK(index == 0 || index == 1, "waitany index %d", index);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles, "waitany count %d", count);
+    while (!done) {
+        MPI_Testsome(2, pair, &outcount, indices, MPI_STATUSES_IGNORE);
+        done = outcount == MPI_UNDEFINED || outcount > 0;
+    }
+    MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+    check_ghost(grid, from_left, left, to_right, "waitany from the left");
+    check_ghost(grid, from_right, right, to_left, "waitany from the right");
+
+    /* A receive posted before a barrier: odd ranks send before it, to a rank that waits
+     * in the barrier (MPI completes the send there), even ranks after it. */
+    memset(packed, 0, sizeof(double) * halo_doubles);
+    MPI_Irecv(packed, halo_doubles, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &request);
+    if (rank % 2)
+        MPI_Send(&grid[to_right], 1, halo, right, 8, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank % 2 == 0)
+        MPI_Send(&grid[to_right], 1, halo, right, 8, MPI_COMM_WORLD);
+    MPI_Wait(&request, &status);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    CHECK(count == halo_doubles, "barrier receive count %d", count);
+    check_packed(packed, left, to_right, "receive across a barrier");
+
+    /* Sendrecv_replace on the interior's first columns. */
+    MPI_Sendrecv_replace(&grid[to_left], 1, halo, right, 9, left, 9, MPI_COMM_WORLD, &status);
+    check_ghost(grid, to_left, left, to_left, "sendrecv_replace");
+    for (int r = 0; r < rows; r++)
+        for (int c = depth; c < 2 * depth; c++)
+            grid[r * width + c] = value(rank, step, r, c);
+
+    /* Persistent receive, started twice. */
+    MPI_Request persistent;
+    MPI_Recv_init(packed, halo_doubles, MPI_DOUBLE, left, 10, MPI_COMM_WORLD, &persistent);
+    for (int round = 0; round < 2; round++) {
+        memset(packed, 0, sizeof(double) * halo_doubles);
+        MPI_Start(&persistent);
+        MPI_Send(&grid[to_right], 1, halo, right, 10, MPI_COMM_WORLD);
+        MPI_Wait(&persistent, &status);
+        check_packed(packed, left, to_right, "persistent receive");
+    }
+    MPI_Request_free(&persistent);
+
+    /* Small plain messages: one as long as a zero-copy header, full of bytes that look
+     * like one, and a short one. */
+    unsigned char lookalike[176], got[176];
+    for (int i = 0; i < 176; i++)
+        lookalike[i] = (unsigned char)(i * 7 + rank);
+    memcpy(lookalike, "ypcz", 4);
+    MPI_Sendrecv(lookalike, 176, MPI_BYTE, right, 11, got, 176, MPI_BYTE, left, 11, MPI_COMM_WORLD, &status);
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    CHECK(count == 176, "lookalike count %d", count);
+    for (int i = 4; i < 176; i++)
+        CHECK(got[i] == (unsigned char)(i * 7 + left), "lookalike byte %d: %d", i, got[i]);
+    int small = rank, small_in = -1;
+    MPI_Sendrecv(&small, 1, MPI_INT, right, 12, &small_in, 1, MPI_INT, left, 12, MPI_COMM_WORLD, &status);
+    CHECK(small_in == left, "small %d", small_in);
+
+    MPI_Type_free(&halo);
+    int all_failures = 0;
+    MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("plain_halo: %d processes, %d rows, halo %d columns deep, %d iterations: %s\n", size, rows, depth,
+               iterations, all_failures ? "WRONG DATA" : "all values right");
+    free(grid);
+    free(packed);
+    MPI_Finalize();
+    return all_failures ? 1 : 0;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Usage: preload_zcopy.sh VENDOR LIBRARY PROGRAM EXPECT MPIRUN [ARGS...]
+# Runs PROGRAM (an MPI program without mpix that checks every value it receives and
+# exits non-zero on a wrong one: tests/pmpi/plain_halo.c, or a Fortran program) plain,
+# then under LD_PRELOAD=LIBRARY with MPIX_PMPI=zcopy and MPIX_VERBOSE=1, whose zcopy
+# lines at MPI_Finalize count the sends and receives that went zero-copy. EXPECT:
+#   zero-copy  every rank sent and received zero-copy, as the path choice gives it;
+#   direct     MPIX_ZCOPY_METHOD=direct (every large non-contiguous message
+#              zero-copy), and some sender staged its data (plain_halo.c sends to a
+#              rank that waits in a barrier with the receive posted);
+#   plain      no rank sent zero-copy (ranks on different virtual nodes, a Fortran
+#              binding loaded), and the data is still right;
+#   none       MPIX_PMPI=none: no zcopy line at all.
+vendor=$1 library=$2 program=$3 expect=$4
+shift 4
+mpirun=$1
+shift
+settings="LD_PRELOAD=$library MPIX_PMPI=zcopy MPIX_VERBOSE=1"
+case $expect in
+direct) settings="$settings MPIX_ZCOPY_METHOD=direct" ;;
+none) settings="LD_PRELOAD=$library MPIX_PMPI=none MPIX_VERBOSE=1" ;;
+esac
+pass_env=""
+for setting in $settings $MPIX_EXTRA_SETTINGS; do
+    if [ "$vendor" = openmpi ]; then
+        pass_env="$pass_env -x $setting"
+    else
+        pass_env="$pass_env -genv ${setting%%=*} ${setting#*=}"
+    fi
+done
+expected=$("$mpirun" "$@" "$program") || { echo "plain run failed"; exit 1; }
+# shellcheck disable=SC2086 # the settings split into launcher arguments on purpose
+output=$("$mpirun" $pass_env "$@" "$program" 2>&1) || { echo "$output"; echo "preloaded run failed"; exit 1; }
+# The program's own lines, in rank order where ranks print: as the plain run's.
+printed=$(printf '%s\n' "$output" | grep -v '^mpix\[' | sort)
+[ "$printed" = "$(printf '%s\n' "$expected" | sort)" ] || {
+    printf 'plain:\n%s\npreloaded:\n%s\n' "$expected" "$printed"; echo "FAILED: the output differs"; exit 1; }
+summary=$(printf '%s\n' "$output" | grep 'sends zero-copy')
+printf '%s\n' "$output" | grep -v 'setting mpix_'
+ranks=$(printf '%s\n' "$summary" | grep -c .)
+zero_copy_ranks=$(printf '%s\n' "$summary" | grep 'sends' | grep -c -v ' 0 sends zero-copy.*; 0 receives')
+staged=$(printf '%s\n' "$summary" | sed -n 's/.*(\([0-9]*\) staged).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+case $expect in
+zero-copy | direct)
+    senders=$(printf '%s\n' "$summary" | grep 'sends' | grep -c -v ' 0 sends zero-copy')
+    receivers=$(printf '%s\n' "$summary" | grep 'sends' | grep -c -v '; 0 receives zero-copy')
+    [ "$ranks" -gt 0 ] && [ "$senders" -eq "$ranks" ] && [ "$receivers" -eq "$ranks" ] || {
+        echo "FAILED: not every rank sent and received zero-copy"; exit 1; }
+    if [ "$expect" = direct ] && [ "$staged" -eq 0 ]; then
+        echo "FAILED: no sender staged its data for a receiver in a barrier"; exit 1
+    fi ;;
+plain)
+    [ "$zero_copy_ranks" -eq 0 ] || { echo "FAILED: zero-copy where none may be"; exit 1; } ;;
+none)
+    [ "$ranks" -eq 0 ] || { echo "FAILED: zcopy acted with MPIX_PMPI=none"; exit 1; } ;;
+*)
+    echo "preload_zcopy.sh: unknown expectation $expect"; exit 2 ;;
+esac
+echo "preload_zcopy.sh: $expect: ok ($ranks ranks reporting, $staged staged)"

@@ -342,7 +342,7 @@ int bench_zcopy_apps(const bench_options *options)
 {
     bench_heading(options, "zcopy-apps", "MPIX_Send/Recv_zcopy", "the named alternative");
     /* What libmpix-pmpi.so does at MPI_Init with MPIX_PMPI=zcopy (collective). */
-    if (mpix_interpose_zcopy_init() != MPI_SUCCESS)
+    if (mpix_interpose_zcopy_init(0) != MPI_SUCCESS)
         bench_note(options, "zcopy interposition could not start: its rows are plain MPI");
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
         run_kernel(options, &kernels[k]);

@@ -11,11 +11,18 @@ the C wrappers do. Fortran passes every argument by reference (a choice buffer o
 mpi_f08 as one pointer to its descriptor) and these calls take no strings, so each
 wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around
 the entries are kept.
-Usage: fortran_fenced.py openmpi|mpich-f08 PRELOAD_C OUTPUT_C"""
+Calls that another file of the library wraps for Fortran (OTHER_C: its FORTRAN_ALIAS(ompi_<name>_f,
+...) lines and its wrapper-making macros' invocations, NAME(<name>, ...)) are left out.
+Usage: fortran_fenced.py openmpi|mpich-f08 OUTPUT_C PRELOAD_C [OTHER_C...]"""
 import re
 import sys
 
-flavour, source_path, output_path = sys.argv[1:4]
+flavour, output_path, source_path = sys.argv[1:4]
+wrapped_elsewhere = set()
+for other in sys.argv[4:]:
+    text = open(other, encoding="utf-8").read()
+    wrapped_elsewhere |= set(re.findall(r"FORTRAN_ALIAS\(ompi_(\w+)_f,", text))
+    wrapped_elsewhere |= set(re.findall(r"^[A-Z_]+\(([a-z_]+), ", text, re.M))
 if flavour not in ("openmpi", "mpich-f08"):
     sys.exit("fortran_fenced.py: unknown flavour %r (openmpi, mpich-f08)" % flavour)
 source = open(source_path, encoding="utf-8").read()
@@ -40,6 +47,8 @@ for _, match, is_entry in events:
         out.append(match.group(0))
         continue
     name, params = match.group(1).lower(), match.group(2).strip()
+    if name in wrapped_elsewhere:
+        continue
     arguments = 0 if params == "void" else params.count(",") + 1
     names = ["a%d" % i for i in range(arguments)] + ["ierr"]
     types = ["void *"] * arguments + ["MPI_Fint *"]

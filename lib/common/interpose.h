@@ -27,11 +27,13 @@ __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info
 
 /* zcopy for the program's point-to-point calls (lib/zcopy/interposed*.c). _init after
  * PMPI_Init (collective over MPI_COMM_WORLD: it learns which processes of the node may
- * send this one zero-copy headers), _finalize before PMPI_Finalize. Each other function
+ * send this one zero-copy headers; @fortran_wrapped: the calling library wraps the MPI's
+ * Fortran receives and completions too, else a loaded Fortran binding keeps zero-copy
+ * off), _finalize before PMPI_Finalize. Each other function
  * has the signature and meaning of the MPI_ call it is named after; where zero-copy is
  * off in the process it is that call. */
 #define MPIX_INTERPOSE_EXPORT __attribute__((visibility("default")))
-MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_init(void);
+MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_init(int fortran_wrapped);
 MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_finalize(void);
 MPIX_INTERPOSE_EXPORT int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype datatype, int dest,
                                                     int tag, MPI_Comm comm);

@@ -19,13 +19,20 @@ static int zcopy_on(void)
     return (modules & MPIX_INTERPOSE_ZCOPY) && !(modules & MPIX_INTERPOSE_GUARD);
 }
 
+/* Whether pmpi/fortran_requests.c wraps the MPI's Fortran receives and completions. */
+#ifdef MPIX_FORTRAN_REQUESTS_WRAPPED
+#define FORTRAN_WRAPPED 1
+#else
+#define FORTRAN_WRAPPED 0
+#endif
+
 /* MPI_Init has no communicator to raise an error on: a failed setup leaves zero-copy
  * off in this process, which mpix_interpose_zcopy_init reports under MPIX_VERBOSE. */
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS && zcopy_on())
-        (void)mpix_interpose_zcopy_init();
+        (void)mpix_interpose_zcopy_init(FORTRAN_WRAPPED);
     return rc;
 }
 
@@ -33,7 +40,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS && zcopy_on())
-        (void)mpix_interpose_zcopy_init();
+        (void)mpix_interpose_zcopy_init(FORTRAN_WRAPPED);
     return rc;
 }
 

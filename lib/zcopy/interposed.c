@@ -72,9 +72,10 @@ void mpix_zcopy_interposed_destroy(mpix_zcopy_process *process)
 
 /* ---- MPI_Init: who on this node may send this process headers ------------------------ */
 
-/* A Fortran MPI binding calls MPI's receives without passing by the C wrappers (Open
- * MPI's and MPICH's mpi_f08 call the PMPI_ names), so a header could land where no one
- * reads it back. */
+/* A Fortran MPI binding that calls MPI's receives and completions without passing by
+ * the C wrappers (MPICH's mpi_f08 completes requests through the PMPI_ names), where
+ * the library does not wrap them itself, could let a header land where no one reads it
+ * back. */
 static const char *fortran_binding_loaded(void)
 {
     static const char *const libraries[] = { "libmpi_mpifh.so.40", "libmpi_usempif08.so.40",
@@ -125,7 +126,7 @@ static int learn_node(mpix_zcopy_process *process, int willing)
     return rc == MPI_SUCCESS ? PMPI_Barrier(MPI_COMM_WORLD) : rc;
 }
 
-MPIX_API int mpix_interpose_zcopy_init(void)
+MPIX_API int mpix_interpose_zcopy_init(int fortran_wrapped)
 {
     mpix_zcopy_process *process;
     mpix_zcopy_comm *world;
@@ -147,7 +148,7 @@ MPIX_API int mpix_interpose_zcopy_init(void)
     state->stage_after = STAGE_AFTER_SECONDS;
     state->self_comm = MPI_COMM_NULL;
     process->interposed = state;
-    const char *fortran = fortran_binding_loaded();
+    const char *fortran = fortran_wrapped ? NULL : fortran_binding_loaded();
     int willing = world->enabled && process->mailbox && !fortran;
     if ((rc = learn_node(process, willing)) == MPI_SUCCESS && willing)
         rc = PMPI_Comm_dup(MPI_COMM_SELF, &state->self_comm);

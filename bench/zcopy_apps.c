@@ -321,18 +321,20 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     /* About 32 MiB moved per sample (8 with --quick), 1 to 50 outer iterations. */
     int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);
     iterations = iterations < 1 ? 1 : iterations > 50 ? 50 : iterations;
+    /* The interposed calls run next to the explicit ones, so that in the ABBA order
+     * neither follows the pack way, which leaves the caches full of its own buffer. */
     bench_stats time[4];
     bench_time_together(&unwarmed, 4,
-                        (bench_case[]){ { zcopy_way, &c }, { datatype_way, &c }, { pack_way, &c },
-                                        { interposed_way, &interposed } },
+                        (bench_case[]){ { zcopy_way, &c }, { interposed_way, &interposed }, { datatype_way, &c },
+                                        { pack_way, &c } },
                         iterations, time);
     snprintf(label, sizeof label, "%s vs MPI datatype", kernel->name);
-    bench_row(options, "zcopy-apps", label, moved, time[0], time[1]);
-    snprintf(label, sizeof label, "%s vs pack/unpack", kernel->name);
     bench_row(options, "zcopy-apps", label, moved, time[0], time[2]);
+    snprintf(label, sizeof label, "%s vs pack/unpack", kernel->name);
+    bench_row(options, "zcopy-apps", label, moved, time[0], time[3]);
     snprintf(label, sizeof label, "%s: unchanged MPI_Send/Recv under libmpix-pmpi.so vs MPIX_Send/Recv_zcopy",
              kernel->name);
-    bench_row(options, "zcopy-apps", label, moved, time[3], time[0]);
+    bench_row(options, "zcopy-apps", label, moved, time[1], time[0]);
     free_context(&c);
     MPI_Comm_free(&c.comm);
     MPI_Comm_free(&interposed.comm);

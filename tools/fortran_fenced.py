@@ -11,8 +11,9 @@ the C wrappers do. Fortran passes every argument by reference (a choice buffer o
 mpi_f08 as one pointer to its descriptor) and these calls take no strings, so each
 wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around
 the entries are kept.
-Calls that another file of the library wraps for Fortran (OTHER_C: its FORTRAN_ALIAS(ompi_<name>_f,
-...) lines and its wrapper-making macros' invocations, NAME(<name>, ...)) are left out.
+Calls that another file of the library wraps for Fortran (OTHER_C: the names it makes
+with BINDING(<name>) and ON_REQUEST(<name>, ...), and for Open MPI CHOICE_BINDING(<name>)
+and NONBLOCKING(<name>, ...)) are left out.
 Usage: fortran_fenced.py openmpi|mpich-f08 OUTPUT_C PRELOAD_C [OTHER_C...]"""
 import re
 import sys
@@ -21,8 +22,11 @@ flavour, output_path, source_path = sys.argv[1:4]
 wrapped_elsewhere = set()
 for other in sys.argv[4:]:
     text = open(other, encoding="utf-8").read()
-    wrapped_elsewhere |= set(re.findall(r"FORTRAN_ALIAS\(ompi_(\w+)_f,", text))
-    wrapped_elsewhere |= set(re.findall(r"^[A-Z_]+\(([a-z_]+), ", text, re.M))
+    wrapped_elsewhere |= set(re.findall(r"\bBINDING\((\w+)\)", text))
+    wrapped_elsewhere |= set(re.findall(r"^ON_REQUEST\((\w+),", text, re.M))
+    if flavour == "openmpi":   # calls with a choice buffer: Open MPI's only
+        wrapped_elsewhere |= set(re.findall(r"\bCHOICE_BINDING\((\w+)\)", text))
+        wrapped_elsewhere |= set(re.findall(r"^NONBLOCKING\((\w+),", text, re.M))
 if flavour not in ("openmpi", "mpich-f08"):
     sys.exit("fortran_fenced.py: unknown flavour %r (openmpi, mpich-f08)" % flavour)
 source = open(source_path, encoding="utf-8").read()

@@ -73,9 +73,9 @@ void mpix_zcopy_interposed_destroy(mpix_zcopy_process *process)
 /* ---- MPI_Init: who on this node may send this process headers ------------------------ */
 
 /* A Fortran MPI binding that calls MPI's receives and completions without passing by
- * the C wrappers (MPICH's mpi_f08 completes requests through the PMPI_ names), where
- * the library does not wrap them itself, could let a header land where no one reads it
- * back. */
+ * the C wrappers (Open MPI's call the PMPI_ names, MPICH's mpi_f08 completes requests
+ * through them), where the calling library does not wrap them itself, could let a
+ * header land where no one reads it back. */
 static const char *fortran_binding_loaded(void)
 {
     static const char *const libraries[] = { "libmpi_mpifh.so.40", "libmpi_usempif08.so.40",

@@ -12,6 +12,7 @@
  * same answers (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened).
  * The halo is DEPTH columns deep: one column is too fragmented for zero-copy (MPI's
  * datatype engine wins), 512 columns are 4 KiB blocks.
+ * It is C and C++ alike (plain_halo_cxx.cpp builds it as C++).
  * Usage: plain_halo ROWS ITERATIONS DEPTH */
 #include <mpi.h>
 #include <stdio.h>
@@ -76,8 +77,8 @@ int main(int argc, char **argv)
     width = columns + 2 * depth;
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
     int to_right = columns, to_left = depth, from_left = 0, from_right = depth + columns; /* first columns */
-    double *grid = malloc(sizeof(double) * rows * width);
-    double *packed = malloc(sizeof(double) * rows * depth);
+    double *grid = (double *)malloc(sizeof(double) * rows * width);
+    double *packed = (double *)malloc(sizeof(double) * rows * depth);
     MPI_Status status;
     MPI_Request request;
     int count, halo_doubles = rows * depth;
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
     MPI_Probe(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &status);
     MPI_Get_count(&status, MPI_DOUBLE, &count);
     CHECK(count == halo_doubles && status.MPI_SOURCE == left, "probe: %d doubles from %d", count, status.MPI_SOURCE);
-    double *probed = calloc(count > halo_doubles ? count : halo_doubles, sizeof(double));
+    double *probed = (double *)calloc(count > halo_doubles ? count : halo_doubles, sizeof(double));
     MPI_Recv(probed, count, MPI_DOUBLE, status.MPI_SOURCE, 4, MPI_COMM_WORLD, &status);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     check_packed(probed, left, to_right, "probe");

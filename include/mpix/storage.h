@@ -37,6 +37,13 @@
  *   `auto` means `log` for a pure storage window of one process on a regular file whose
  *   storage part fits in memory, `in_place` otherwise (shared windows, block devices,
  *   combined windows and factor=auto: a memory budget means out-of-core).
+ * - `mpix_storage_log_changes` / env `MPIX_STORAGE_LOG_CHANGES`: `auto` (default) |
+ *   `written` | `digest`: how a logged sync finds the changed pages. `written`: the
+ *   pages the kernel saw written since the last sync (Linux 6.7 or later; the first store
+ *   to a page in an interval costs a fault of about 1 µs); `digest`: a digest of every
+ *   page. `auto` is `written` where the kernel offers it, reading every page instead at a
+ *   sync while the process holds memory pinned for a device (`VmPin`) or XPMEM exists,
+ *   whose writes bypass the page tables.
  *
  * @par Consistency
  * RMA and load/store complete in memory, as for any window. MPIX_Win_sync() makes the
@@ -177,10 +184,12 @@ int MPIX_Win_detach(MPI_Win win, const void *base);
  * @param win any window
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
- *      window size, in units of the tracking granularity (4 KiB, or 2 MiB while
- *      `mpix_storage_tracking=auto` sees dense changes). The log is written sequentially;
- *      when more than half the window changed, or the log's record area is full, the
- *      whole window is written once instead, as a new base image.
+ *      window size: in place, in units of the tracking granularity (4 KiB, or 2 MiB while
+ *      `mpix_storage_tracking=auto` sees dense changes); with the log, the pages written
+ *      since the last sync are read (every page with `mpix_storage_log_changes=digest`,
+ *      after a dense sync, or while memory is pinned) and the changed ones written
+ *      sequentially; when more than half the window changed, or the log's record area is
+ *      full, the whole window is written once instead, as a new base image.
  */
 int MPIX_Win_sync(MPI_Win win);
 

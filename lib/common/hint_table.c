@@ -59,6 +59,11 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                  MPIX_HINT_TYPE_KEYWORD, "auto|log|in_place", 0, 0, "auto",
                                  "how a sync reaches the file: a redo log (consistent across crashes) or written "
                                  "back in place; auto: the log for windows that fit in memory" },
+    [MPIX_HINT_STORAGE_LOG_CHANGES] = { "mpix_storage_log_changes", "MPIX_STORAGE_LOG_CHANGES", WINDOW, "storage",
+                                        USER, MPIX_HINT_TYPE_KEYWORD, "auto|written|digest", 0, 0, "auto",
+                                        "how a logged sync finds changed pages: the pages the kernel saw written, or a "
+                                        "digest of every page; auto: written unless device-pinned memory could be "
+                                        "written behind the kernel's back" },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", "window (MPIX_Win_allocate_shared)", "spin", USER,
                                MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9, "2000",
                                "polls before a spin wait sleeps on a futex (0: at once)" },

@@ -39,6 +39,7 @@ int mpix_storage_config_parse(MPI_Info info, mpix_storage_config *config)
     GET(MPIX_HINT_STORAGE_TRACKING) config->tracking = value.keyword;
     GET(MPIX_HINT_STORAGE_HUGE_PERCENT) config->huge_percent = value.number;
     GET(MPIX_HINT_STORAGE_SYNC) config->sync_mode = value.keyword;
+    GET(MPIX_HINT_STORAGE_LOG_CHANGES) config->log_changes = value.keyword;
 #undef GET
     mpix_hint_report(info, "storage");
 

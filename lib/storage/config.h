@@ -27,11 +27,15 @@ typedef struct mpix_storage_config {
     int tracking;               /* mpix_storage_tracking: MPIX_TRACKING_* */
     double huge_percent;        /* mpix_storage_huge_percent */
     int sync_mode;              /* mpix_storage_sync: MPIX_STORAGE_SYNC_* */
+    int log_changes;            /* mpix_storage_log_changes: MPIX_LOG_CHANGES_* */
     int verbose;                /* mpix_verbose / MPIX_VERBOSE */
 } mpix_storage_config;
 
 /* mpix_storage_sync, in the keyword order of the hint. */
 enum { MPIX_STORAGE_SYNC_AUTO, MPIX_STORAGE_SYNC_LOG, MPIX_STORAGE_SYNC_IN_PLACE };
+
+/* mpix_storage_log_changes, in the keyword order of the hint. */
+enum { MPIX_LOG_CHANGES_AUTO, MPIX_LOG_CHANGES_WRITTEN, MPIX_LOG_CHANGES_DIGEST };
 
 /* access_style keyword bits, in the order of the hint table. */
 enum {

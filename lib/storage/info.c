@@ -72,6 +72,8 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
             char generation[32];
             snprintf(generation, sizeof generation, "%lld", log->generation);
             put_text(&writer, "mpix_storage_generation", generation);
+            set_keywords(&writer, MPIX_HINT_STORAGE_LOG_CHANGES,
+                         1u << (log->written.userfault_fd >= 0 ? MPIX_LOG_CHANGES_WRITTEN : MPIX_LOG_CHANGES_DIGEST));
         }
         set_keywords(&writer, MPIX_HINT_STORAGE_TRACKING, 1u << tracking->policy);
         set_number(&writer, MPIX_HINT_STORAGE_HUGE_PERCENT, "%g", config->huge_percent);

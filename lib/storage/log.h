@@ -31,6 +31,7 @@
 #include "config.h"
 #include "file.h"
 #include "page_digest.h"
+#include "written_pages.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -55,10 +56,14 @@ typedef struct mpix_storage_log {
     long long touched_count;
     long long *changed;       /* scratch: changed page indices */
     mpix_page_digests digests;
+    mpix_written_pages written; /* the kernel's list of written pages, where it keeps one */
+    long long *written_list;  /* scratch: the pages it listed */
+    int trust_written;        /* mpix_storage_log_changes=written: no check for pinned memory */
+    int read_all_next;        /* the next sync reads every page (after a failed one) */
     int verbose;
 } mpix_storage_log;
 
-#define MPIX_STORAGE_LOG_NONE { .fd = -1, .data_fd = -1 }
+#define MPIX_STORAGE_LOG_NONE { .fd = -1, .data_fd = -1, .written = MPIX_WRITTEN_PAGES_NONE }
 
 /* Where the log of the window bytes at @begin of @data_path lives. */
 void mpix_storage_log_path(const char *data_path, long long begin, char *path, int path_size);

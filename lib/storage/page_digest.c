@@ -39,19 +39,35 @@ int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long l
     return MPI_SUCCESS;
 }
 
+/* Whether page @i differs from its last digest; its digest is renewed. */
+static int page_changed(mpix_page_digests *digests, const char *start, long long i)
+{
+    uint64_t now[2];
+    digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
+    if (now[0] == digests->digest[i][0] && now[1] == digests->digest[i][1])
+        return 0;
+    digests->digest[i][0] = now[0];
+    digests->digest[i][1] = now[1];
+    return 1;
+}
+
 long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long first, long long count,
                                     long long *changed)
 {
     long long found = 0;
-    for (long long i = first; i < first + count && i < digests->pages; i++) {
-        uint64_t now[2];
-        digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
-        if (now[0] != digests->digest[i][0] || now[1] != digests->digest[i][1]) {
-            digests->digest[i][0] = now[0];
-            digests->digest[i][1] = now[1];
+    for (long long i = first; i < first + count && i < digests->pages; i++)
+        if (page_changed(digests, start, i))
             changed[found++] = i;
-        }
-    }
+    return found;
+}
+
+long long mpix_page_digests_changed_among(mpix_page_digests *digests, const char *start, const long long *pages,
+                                          long long count, long long *changed)
+{
+    long long found = 0;
+    for (long long k = 0; k < count; k++)
+        if (pages[k] >= 0 && pages[k] < digests->pages && page_changed(digests, start, pages[k]))
+            changed[found++] = pages[k];
     return found;
 }
 

@@ -3,9 +3,9 @@
  * digest of every page with the one taken last time.
  *
  * Reading the range costs about as much as writing 1/20th of it to a disk, takes no page
- * faults (a write-protect fault costs 10-15 us on a paravirtualized guest, more than
- * hashing 50 pages) and sees every kind of store: the process's own, another process's
- * one-sided copy into the pages, a DMA. Two different pages share a digest with
+ * faults and sees every kind of store: the process's own, another process's one-sided
+ * copy into the pages, a DMA into pinned memory. Where the kernel can list the pages
+ * written (written_pages.h), only those are read. Two different pages share a digest with
  * probability 2^-128. */
 #ifndef MPIX_STORAGE_PAGE_DIGEST_H
 #define MPIX_STORAGE_PAGE_DIGEST_H
@@ -30,6 +30,11 @@ int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long l
  * digests are renewed. Returns how many changed. */
 long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long first, long long count,
                                     long long *changed);
+
+/* The same for the pages listed in @pages (@count of them, increasing): only those are
+ * read. */
+long long mpix_page_digests_changed_among(mpix_page_digests *digests, const char *start, const long long *pages,
+                                          long long count, long long *changed);
 
 /* Renew the digests of every page (after the range was replaced wholesale). */
 void mpix_page_digests_renew(mpix_page_digests *digests, const char *start);

@@ -616,21 +616,35 @@ static int switch_to(mpix_storage_log *log, int slot, long long generation, int 
 
 static int other_image(const mpix_storage_log *log) { return log->base_slot == 1 ? 2 : 1; }
 
+/* Pages compared with their digests to tell whether a sync after a dense one is dense too. */
+#define DENSITY_SAMPLES 64
+
+/* After a dense sync: whether half of a sample of pages spread over the window changed
+ * (their digests are left as they are, for the sync's own pass). A sparse sync after a
+ * dense one then costs a read of every page instead of a whole image written ahead. */
+static int still_dense(const mpix_storage_log *log)
+{
+    long long samples = log->pages < DENSITY_SAMPLES ? log->pages : DENSITY_SAMPLES, changed = 0;
+    for (long long k = 0; k < samples; k++)
+        changed += mpix_page_digests_differs(&log->digests, log->memory, k * log->pages / samples);
+    return 2 * changed >= samples;
+}
+
 /* Which pages this sync must read: the kernel's list of pages written since the last sync
  * into log->written_list (returns how many), or -1 for every page. Tracking is armed here,
  * before any page is read, when it is off and a sparse sync is expected. */
-static long long pages_to_read(mpix_storage_log *log)
+static long long pages_to_read(mpix_storage_log *log, int dense)
 {
     mpix_written_pages *written = &log->written;
     if (written->userfault_fd < 0)
         return -1;
     if (!written->armed) {
-        if (!log->last_dense)
+        if (!dense)
             mpix_written_pages_arm(written);
         return -1;
     }
     long long listed = mpix_written_pages_look(written, log->written_list);
-    if (listed < 0 || log->read_all_next || log->last_dense || !(log->trust_written || mpix_written_pages_complete()))
+    if (listed < 0 || log->read_all_next || dense || !(log->trust_written || mpix_written_pages_complete()))
         return -1;
     return listed;
 }
@@ -639,11 +653,12 @@ int mpix_storage_log_sync(mpix_storage_log *log)
 {
     long long generation = log->generation + 1, count;
     int rc = MPI_SUCCESS, image_written = 0, recorded = 0;
-    long long listed = pages_to_read(log);
+    int dense = log->last_dense && still_dense(log);
+    long long listed = pages_to_read(log, dense);
 
-    if (log->last_dense) {
-        /* After a dense sync, expect another: copy the image out first, and let the device
-         * write it while the digests tell what changed. */
+    if (dense) {
+        /* After a dense sync, with a sample of pages changed again: copy the image out
+         * first, and let the device write it while the digests tell what changed. */
         int slot = other_image(log);
         rc = write_image(log, slot, log->memory);
         if (rc != MPI_SUCCESS)

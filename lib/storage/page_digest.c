@@ -39,6 +39,13 @@ int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long l
     return MPI_SUCCESS;
 }
 
+int mpix_page_digests_differs(const mpix_page_digests *digests, const char *start, long long i)
+{
+    uint64_t now[2];
+    digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
+    return now[0] != digests->digest[i][0] || now[1] != digests->digest[i][1];
+}
+
 /* Whether page @i differs from its last digest; its digest is renewed. */
 static int page_changed(mpix_page_digests *digests, const char *start, long long i)
 {

@@ -36,6 +36,9 @@ long long mpix_page_digests_changed(mpix_page_digests *digests, const char *star
 long long mpix_page_digests_changed_among(mpix_page_digests *digests, const char *start, const long long *pages,
                                           long long count, long long *changed);
 
+/* Whether page @i differs from its last digest, leaving the digest as it is. */
+int mpix_page_digests_differs(const mpix_page_digests *digests, const char *start, long long i);
+
 /* Renew the digests of every page (after the range was replaced wholesale). */
 void mpix_page_digests_renew(mpix_page_digests *digests, const char *start);
 

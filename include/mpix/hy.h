@@ -155,7 +155,8 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  * @param sendbuf @p count elements, or MPI_IN_PLACE when the caller already wrote its slot
  * @param win     from MPIX_Hy_allreduce_create
  * @return MPI_SUCCESS or an error code raised on @p win.
- * @par Complexity above the small-vector threshold: two node barriers (one in place), each process
+ * @par Complexity above the small-vector threshold: two node barriers (one in place or for
+ *      vectors up to 8 KiB), each process
  *      reduces count/(node size) elements over all node inputs, then a third barrier
  *      (one node) or a node step, one MPI_Allreduce among leaders and one signal; at or
  *      below it no barrier, each process reduces all count elements into its own copy,

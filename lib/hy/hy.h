@@ -48,7 +48,8 @@ typedef struct mpix_hy_op {
     char *base;                /* the node's shared buffer (leader's segment) */
     mpix_spin_state *spin;     /* the buffer window's spin block */
     char *result;              /* where the result lives in it */
-    char *slots;               /* allreduce: node_size input slots */
+    char *slots;               /* allreduce: node_size input slots (MPI_IN_PLACE) */
+    int inputs_in_slots;       /* allreduce from a send buffer: no input goes into the result */
     /* allreduce below the small-message threshold: no barriers (allreduce.c) */
     int small;
     unsigned calls;            /* this process's completed calls */

@@ -147,6 +147,36 @@ static void check_allreduce(MPI_Comm comm, MPI_Comm hy, const type_case *t, MPI_
     free(expected);
 }
 
+/* Allreduces from a send buffer back to back, inputs changing every call, mixed with an
+ * in-place call every 7th: a process that returns first writes the next call's inputs
+ * (into the slots below 8 KiB, partly into the result above) while the others may still
+ * read this call's result. Values are integers in doubles: every order of summing gives
+ * the same bits. */
+static void check_allreduce_rounds(MPI_Comm comm, MPI_Comm hy, int count, int rounds, const char *label)
+{
+    int rank, size, wrong = 0;
+    double *slot, *result, *input = malloc(sizeof(double) * count);
+    MPI_Win win;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int rc = MPIX_Hy_allreduce_create(hy, count, MPI_DOUBLE, MPI_SUM, &slot, &result, &win);
+    CHECK(rc == MPI_SUCCESS, "%s: allreduce_create of %d doubles: %s", label, count, mpix_test_error_string(rc));
+    for (int round = 0; round < rounds && rc == MPI_SUCCESS; round++) {
+        int in_place = round % 7 == 6;
+        double *into = in_place ? slot : input;
+        for (int i = 0; i < count; i++)
+            into[i] = (double)(rank * 1000 + round * 7 + i % 13);
+        rc = MPIX_Hy_allreduce(in_place ? MPI_IN_PLACE : input, win);
+        for (int i = 0; i < count; i++) /* sum over ranks r of r*1000 + round*7 + i%13 */
+            wrong += result[i] != 1000.0 * size * (size - 1) / 2 + (double)size * (round * 7 + i % 13);
+    }
+    CHECK(rc == MPI_SUCCESS && wrong == 0, "%s: %d wrong elements in %d back-to-back allreduces of %d doubles",
+          label, wrong, rounds, count);
+    if (rc == MPI_SUCCESS)
+        MPIX_Hy_free(&win);
+    free(input);
+}
+
 static void run(MPI_Comm comm, const char *label)
 {
     int rank, size, node, nodes;
@@ -257,6 +287,8 @@ static void run(MPI_Comm comm, const char *label)
     MPI_Op_create(user_first, 0, &first_op);
     check_allreduce(comm, hy, &types[0], sum_op, "user commutative sum", 1001);
     check_allreduce(comm, hy, &types[0], first_op, "user non-commutative", 4);
+    check_allreduce_rounds(comm, hy, 512, full_matrix ? 1000 : 200, label);  /* 4 KiB */
+    check_allreduce_rounds(comm, hy, 4096, full_matrix ? 300 : 60, label);   /* 32 KiB */
     MPI_Op_free(&sum_op);
     MPI_Op_free(&first_op);
 

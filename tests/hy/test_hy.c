@@ -287,8 +287,8 @@ static void run(MPI_Comm comm, const char *label)
     MPI_Op_create(user_first, 0, &first_op);
     check_allreduce(comm, hy, &types[0], sum_op, "user commutative sum", 1001);
     check_allreduce(comm, hy, &types[0], first_op, "user non-commutative", 4);
-    check_allreduce_rounds(comm, hy, 512, full_matrix ? 1000 : 200, label);  /* 4 KiB */
-    check_allreduce_rounds(comm, hy, 4096, full_matrix ? 300 : 60, label);   /* 32 KiB */
+    check_allreduce_rounds(comm, hy, 512, full_matrix ? 1000 : 50, label);   /* 4 KiB */
+    check_allreduce_rounds(comm, hy, 4096, full_matrix ? 300 : 20, label);   /* 32 KiB */
     MPI_Op_free(&sum_op);
     MPI_Op_free(&first_op);
 

@@ -39,19 +39,24 @@ int mpix_page_digests_init(mpix_page_digests *digests, const char *start, long l
     return MPI_SUCCESS;
 }
 
+/* Page @i's digest now into @now; whether it differs from the last one. */
+static int digest_differs(const mpix_page_digests *digests, const char *start, long long i, uint64_t now[2])
+{
+    digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
+    return now[0] != digests->digest[i][0] || now[1] != digests->digest[i][1];
+}
+
 int mpix_page_digests_differs(const mpix_page_digests *digests, const char *start, long long i)
 {
     uint64_t now[2];
-    digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
-    return now[0] != digests->digest[i][0] || now[1] != digests->digest[i][1];
+    return digest_differs(digests, start, i, now);
 }
 
 /* Whether page @i differs from its last digest; its digest is renewed. */
 static int page_changed(mpix_page_digests *digests, const char *start, long long i)
 {
     uint64_t now[2];
-    digests->digest_page(start + i * digests->page_bytes, digests->page_bytes, now);
-    if (now[0] == digests->digest[i][0] && now[1] == digests->digest[i][1])
+    if (!digest_differs(digests, start, i, now))
         return 0;
     digests->digest[i][0] = now[0];
     digests->digest[i][1] = now[1];

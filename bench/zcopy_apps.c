@@ -277,36 +277,54 @@ static void free_context(app_context *c)
     free(c->send_list);
 }
 
-static void run_kernel(const bench_options *options, const app_kernel *kernel)
+/* A kernel's buffers, allocated and written as the program fills them, on a communicator
+ * of their own (zcopy's state of a communicator starts cold); returns the bytes one
+ * message carries. */
+static int setup_context(const bench_options *options, const app_kernel *kernel, app_context *c)
 {
-    app_context c = { .kernel = kernel, .rank = options->rank };
-    MPI_Comm_dup(options->comm, &c.comm);   /* zcopy's state of a communicator starts cold */
+    *c = (app_context){ .kernel = kernel, .rank = options->rank };
+    MPI_Comm_dup(options->comm, &c->comm);
     size_t bytes = kernel->buffer_bytes;
-    c.send = bench_buffer_alloc(options, bytes);
-    c.receive = bench_buffer_alloc(options, bytes);
+    c->send = bench_buffer_alloc(options, bytes);
+    c->receive = bench_buffer_alloc(options, bytes);
+    if (!c->send || !c->receive)
+        MPI_Abort(options->comm, 1);
     for (size_t i = 0; i < bytes; i++)
-        c.send[i] = (char)i, c.receive[i] = 0;
+        c->send[i] = (char)i, c->receive[i] = 0;
     if (kernel->build == build_lammps)
-        lammps_arrays(options, &c);
+        lammps_arrays(options, c);
 
     MPI_Datatype type;
     void *base;
     int size;
-    kernel->build(&c, 0, &type, &base);
+    kernel->build(c, 0, &type, &base);
     MPI_Type_size(type, &size);
-    MPI_Pack_size(1, type, c.comm, &c.packed_bytes);
+    MPI_Pack_size(1, type, c->comm, &c->packed_bytes);
     MPI_Type_free(&type);
-    c.packed = malloc(c.packed_bytes);
+    c->packed = malloc(c->packed_bytes);
+    return size;
+}
+
+static void run_kernel(const bench_options *options, const app_kernel *kernel)
+{
+    app_context c;
+    int size = setup_context(options, kernel, &c);
     size_t moved = 2 * (size_t)kernel->messages * size;   /* per outer iteration */
 
     /* No sample is discarded, whatever --warmup says: a program has no untimed
-     * iterations. The first iteration of each way is one sample of its own. */
+     * iterations. The first iteration of each way is one sample of its own, on
+     * buffers of its own written just before: on shared ones the second way would
+     * find what the first left in them (pages folded, caches and TLB warm). */
     bench_options unwarmed = *options, once = *options;
     unwarmed.warmup = once.warmup = 0;
     once.repetitions = 1;
     char label[192];
     bench_stats cold_zcopy = bench_time(&once, zcopy_way, &c, 1);
-    bench_stats cold_datatype = bench_time(&once, datatype_way, &c, 1);
+    app_context fresh;
+    setup_context(options, kernel, &fresh);
+    bench_stats cold_datatype = bench_time(&once, datatype_way, &fresh, 1);
+    free_context(&fresh);
+    MPI_Comm_free(&fresh.comm);
     snprintf(label, sizeof label, "%s: first iteration vs MPI datatype", kernel->name);
     bench_row(options, "zcopy-apps", label, moved, cold_zcopy, cold_datatype);
     /* The interposed calls on a communicator of their own start cold there (peers'

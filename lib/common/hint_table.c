@@ -105,6 +105,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                      MPIX_HINT_TYPE_INTEGER, NULL, 0, 255, "0",
                                      "the sight of a reused 2 MiB unit at which it is first folded into a huge page "
                                      "(0: when its copies have cost what a fold costs, measured)" },
+    [MPIX_HINT_ZCOPY_FOLD_CALL_US] = { "mpix_zcopy_fold_call_us", "MPIX_ZCOPY_FOLD_CALL_US", NULL, "zcopy", TESTING,
+                                       MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "1000",
+                                       "microseconds one call may go on folding units due after its first fold (0: "
+                                       "no limit but the 16 units a call)" },
     [MPIX_HINT_GUARD] = { "mpix_guard", "MPIX_GUARD", NULL, "guard", USER, MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                           "false makes every guarded call the blocking MPI call" },
     [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", NULL, "guard", USER,

@@ -57,7 +57,12 @@
 
 enum { REFOLD_SIGHTS = 64 };
 /* Units one call folds at most: a first fold copies the unit, so a buffer of gigabytes is
- * folded over several calls, not in one stall. */
+ * folded over several calls, not in one stall. After its first fold a call goes on only
+ * for MPIX_ZCOPY_FOLD_CALL_US (1 ms): where the memory the kernel takes must first be
+ * backed by the virtual machine, one fold takes 4-6 ms, and the 8 units of a 3D FFT
+ * transpose's fresh buffers, due at their first sight because buffers freed before had
+ * been seen at the same addresses, stalled its first round trip 35 ms. Units left due are
+ * folded by the next calls. */
 enum { FOLDS_PER_CALL = 16 };
 /* An entry: unit number << ENTRY_UNIT_SHIFT | folded << SIGHT_BITS | sights since the
  * unit was first seen or last folded. */
@@ -98,9 +103,21 @@ static double density_of(const mpix_layout *layout, double bytes)
     return touched >= pages ? 1.0 : touched / pages;
 }
 
+/* What one call may still fold: units, and time once it has folded one. */
+typedef struct fold_budget {
+    int units;
+    double deadline;   /* 0 until the call's first fold */
+} fold_budget;
+
+static int budget_left(const mpix_zcopy_process *process, const fold_budget *budget)
+{
+    return budget->units > 0 &&
+           (budget->deadline == 0 || process->fold_call_seconds == 0 || PMPI_Wtime() < budget->deadline);
+}
+
 /* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
  * left. A due unit past the budget stays due for its next sight. */
-static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, int *budget)
+static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, fold_budget *budget)
 {
     mpix_zcopy_process *process = zc->process;
     _Atomic uint64_t *entry = entry_of(process, unit);
@@ -110,12 +127,14 @@ static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, int
     uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process, density);
     if (sights > SIGHT_MAX)
         sights = SIGHT_MAX;
-    if (sights < due || *budget == 0) {
+    if (sights < due || !budget_left(process, budget)) {
         set_entry(entry, unit, folded, sights < due ? sights : due - 1);
         return;
     }
-    --*budget;
+    budget->units--;
     double start = PMPI_Wtime();
+    if (budget->deadline == 0)
+        budget->deadline = start + process->fold_call_seconds;
     if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
         zc->stats.collapsed_units++;
         if (!folded) {   /* a refold finds the unit folded, mostly, and says nothing of the cost */
@@ -169,7 +188,7 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
     uintptr_t units = end - first;
     if (units > MPIX_ZCOPY_COLLAPSE_UNITS)
         return;
-    int budget = FOLDS_PER_CALL;
+    fold_budget budget = { FOLDS_PER_CALL, 0 };
     /* Where blocks are few beside the units (a halo plane or two of a large grid: a few
      * blocks megabytes apart), most units hold no message byte: folding those would copy
      * and populate memory the copy never pins, so only units a block touches are counted.

@@ -86,7 +86,7 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0;
+    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0;
     int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_VIRTUAL_NODE_RANKS, &node_ranks);
@@ -100,6 +100,9 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_SIGHT, &fold_sight);
     process->fold_sight = (int)fold_sight;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_CALL_US, &fold_call_us);
+    process->fold_call_seconds = (double)fold_call_us * 1e-6;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     if (rc == MPI_SUCCESS)
         rc = mpix_layout_table_create(&process->layouts);

@@ -141,6 +141,7 @@ typedef struct mpix_zcopy_process {
     mpix_zcopy_mapped *mapped;               /* senders' mailboxes this process mapped */
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     int fold_sight;                          /* MPIX_ZCOPY_FOLD_SIGHT; 0: from fold_ns */
+    double fold_call_seconds;                /* MPIX_ZCOPY_FOLD_CALL_US; 0: no limit */
     _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */

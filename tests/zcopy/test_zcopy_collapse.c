@@ -30,7 +30,10 @@
  * a sight worked out from the folds this process timed, which may hold back the other
  * units of the same call. It sends one buffer until each of its units was tried once and
  * asserts the first was tried at the 23rd sight, then a second buffer likewise, whose
- * units must be tried at their second sight or later. */
+ * units must be tried at their second sight or later. The rows that count folds per call
+ * exactly lift the time a call may go on folding (MPIX_ZCOPY_FOLD_CALL_US=0); the fifth
+ * row (zcopy_collapse_time) sets it to 1 us and checks that 20 units due at once are
+ * folded one or two a call, each once. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -165,6 +168,42 @@ static void sends_until_folded(int rank, double *buffer, MPI_Datatype vector, in
           WHOLE_UNITS);
 }
 
+/* A call goes on folding units due for MPIX_ZCOPY_FOLD_CALL_US after its first fold; this
+ * row gives it 1 us, less than any fold the kernel performs, so the 20 units of a 40 MiB
+ * buffer, all due at its second sight, are folded one or two a call over the next sends,
+ * each exactly once (a deferred one once more), and the bytes arrive every time. */
+static void time_budget_policy(int rank, char *big, int kernel_can_fold)
+{
+    enum { BIG_UNITS = 20, MAX_SENDS = 60 };
+    unsigned long tried_so_far = 0, deferred = 0;
+    int sends = 0, more = 1, calls_folding = 0;
+    for (int round = 1; round <= MAX_SENDS && more; round++, sends++) {
+        memset(big, rank == 0 ? round : 0, (size_t)BIG_UNITS * UNIT);
+        zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
+        int rc = rank == 0 ? MPIX_Send_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 1, 3000 + round, MPI_COMM_WORLD)
+                           : MPIX_Recv_zcopy(big, BIG_UNITS * UNIT, MPI_BYTE, 0, 3000 + round, MPI_COMM_WORLD,
+                                             MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "round %d: %s", round, mpix_test_error_string(rc));
+        CHECK(big[0] == round && big[(size_t)BIG_UNITS * UNIT - 1] == round, "round %d: the 40 MiB message got %d, %d",
+              round, big[0], big[(size_t)BIG_UNITS * UNIT - 1]);
+        fold_counts f = folds_between(before, zcopy_stats_of(MPI_COMM_WORLD));
+        if (round == 1)
+            CHECK(tried(f) == 0, "round 1 tried %lu units before their second sight", tried(f));
+        else if (tried_so_far < BIG_UNITS + deferred)
+            CHECK(tried(f) >= 1 && (!kernel_can_fold || tried(f) <= 2),
+                  "round %d: %lu units tried (%lu folded, %lu deferred, %lu refused), want 1 or 2 within the 1 us "
+                  "a call may go on folding", round, tried(f), f.folded, f.deferred, f.refused);
+        calls_folding += tried(f) > 0;
+        tried_so_far += tried(f);
+        deferred += f.deferred;
+        int mine = tried_so_far < BIG_UNITS + deferred;
+        MPI_Allreduce(&mine, &more, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    }
+    CHECK(tried_so_far == BIG_UNITS + deferred, "rank %d: %lu folds tried over %d sends, want %d units once each and "
+          "the %lu deferred once more", rank, tried_so_far, sends, BIG_UNITS, deferred);
+    printf("zcopy_collapse: rank %d: 20 units due at once folded over %d calls\n", rank, calls_folding);
+}
+
 /* The default rule: folded once the copies have cost a fold (see the top of the file). */
 static void measured_policy(int rank, MPI_Datatype vector)
 {
@@ -217,6 +256,14 @@ int main(int argc, char **argv)
                                          MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS, "introduction: %s", mpix_test_error_string(rc));
     MPI_Barrier(MPI_COMM_WORLD);   /* the receiver has answered: the sender may attach */
+    const char *time_setting = getenv("MPIX_TEST_COLLAPSE_TIME");
+    if (collapse_on && time_setting && strcmp(time_setting, "1") == 0) {
+        time_budget_policy(rank, big, kernel_can_fold);
+        free(big);
+        free(buffer);
+        MPI_Type_free(&vector);
+        return mpix_test_finish("zcopy_collapse");
+    }
     if (collapse_on && !getenv("MPIX_ZCOPY_FOLD_SIGHT")) {
         measured_policy(rank, vector);
         free(big);

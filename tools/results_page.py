@@ -115,6 +115,9 @@ def draw(results_dir):
     os.makedirs(figures, exist_ok=True)
     for path in sorted(glob.glob(os.path.join(results_dir, "*.csv"))):
         prefix = os.path.splitext(os.path.basename(path))[0]
+        # A CSV's figures are all drawn anew: one whose cases are gone must not stay linked.
+        for stale in glob.glob(os.path.join(figures, prefix + "-*.png")):
+            os.remove(stale)
         subprocess.run([sys.executable, plot, path, figures, "--prefix", prefix], check=False,
                        stdout=subprocess.DEVNULL)
 

@@ -186,7 +186,16 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO;
     if (by_shape && (rc = mpix_type_shape_of(datatype, count, &shape)) != MPI_SUCCESS)
         return rc;
-    if (by_shape && mpix_zcopy_shape_fragmented(process, &shape)) {
+    int fragmented = by_shape && mpix_zcopy_shape_fragmented(process, &shape), evident = 0, cached = 1;
+    /* A new handle of a new shape: its envelopes may tell before its key is built. */
+    if (by_shape && !fragmented && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
+        (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
+        fragmented = 1;
+        mpix_zcopy_shape_remember_fragmented(process, &shape);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (fragmented) {
         zc->stats.sent_fragmented++;
         zc->stats.sent_by_shape++;
         zc->stats.sent[MPIX_ZCOPY_MPI]++;

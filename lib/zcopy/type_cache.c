@@ -206,6 +206,19 @@ static int expand(mpix_zcopy_process *process, layout_entry *entry, int count)
     return MPI_SUCCESS;
 }
 
+int mpix_layout_cached(MPI_Datatype type, int *cached)
+{
+    void *value = NULL;
+    *cached = 0;
+    if (mpix_type_is_named(type))
+        return MPI_SUCCESS;
+    pthread_mutex_lock(&type_cache_lock);
+    int rc = mpix_type_attr_get(type, &type_cache_keyval, &value);
+    pthread_mutex_unlock(&type_cache_lock);
+    *cached = value != NULL;
+    return rc;
+}
+
 int mpix_layout_view_get(mpix_zcopy_comm *zc, MPI_Datatype type, int count, mpix_layout_view *view)
 {
     view->id = view->global_id = 0;

@@ -88,6 +88,8 @@ typedef struct mpix_layout_view {
  * (zc->stats.layouts_flattened). */
 int mpix_layout_view_get(mpix_zcopy_comm *zc, MPI_Datatype type, int count, mpix_layout_view *view);
 void mpix_layout_view_release(mpix_layout_view *view);
+/* Whether @type holds its memoized layout already (an attribute lookup; 0 for named types). */
+int mpix_layout_cached(MPI_Datatype type, int *cached);
 
 /* Records the collectively agreed id on the datatype's cache (type_cache.c). */
 int mpix_type_set_global_id(mpix_zcopy_comm *zc, MPI_Datatype type, MPI_Comm comm, uint64_t global_id);
@@ -247,6 +249,11 @@ int mpix_type_shape_of(MPI_Datatype type, int count, mpix_type_shape *shape);
 /* Whether a layout of this shape was found too fragmented; never for a named type. */
 int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
 void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
+/* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
+ * (and a struct's contents, for a struct of at most 16 members): an indexed-family
+ * type of at least 256 blocks averaging at most 32 bytes, or a struct of such types.
+ * O(members) MPI calls. */
+int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
 
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 

@@ -99,23 +99,6 @@ static int named_layout(MPI_Datatype type, mpix_layout *out)
                       size, (long)extent);
 }
 
-typedef struct contents {
-    int *ints;
-    MPI_Aint *addresses;
-    MPI_Datatype *types;
-    int ntypes;
-} contents;
-
-static void contents_free(contents *c)
-{
-    for (int i = 0; i < c->ntypes; i++)
-        if (!mpix_type_is_named(c->types[i]) && PMPI_Type_free(&c->types[i]) != MPI_SUCCESS)
-            break; /* a handle MPI no longer knows: the rest are no better */
-    free(c->ints);
-    free(c->addresses);
-    free(c->types);
-}
-
 static MPI_Aint extent_of(MPI_Datatype type)
 {
     MPI_Aint lb, extent;
@@ -240,24 +223,8 @@ static int darray_layout(const int *ints, const mpix_layout *child, MPI_Aint chi
     return rc;
 }
 
-static int get_contents(MPI_Datatype type, int ni, int na, int nt, contents *c)
-{
-    memset(c, 0, sizeof *c);
-    c->ints = malloc((ni + 1) * sizeof *c->ints);
-    c->addresses = malloc((na + 1) * sizeof *c->addresses);
-    c->types = malloc((nt + 1) * sizeof *c->types);
-    if (!c->ints || !c->addresses || !c->types) {
-        contents_free(c);
-        return MPI_ERR_NO_MEM;
-    }
-    int rc = PMPI_Type_get_contents(type, ni, na, nt, c->ints, c->addresses, c->types);
-    if (rc == MPI_SUCCESS)
-        c->ntypes = nt;
-    return rc;
-}
-
 /* The constructors whose children all share one old type (every one but struct). */
-static int single_child_layout(int combiner, const contents *c, const mpix_layout *child, MPI_Aint child_extent,
+static int single_child_layout(int combiner, const mpix_type_contents *c, const mpix_layout *child, MPI_Aint child_extent,
                                mpix_layout *out)
 {
     const int *ints = c->ints;
@@ -302,7 +269,7 @@ static int single_child_layout(int combiner, const contents *c, const mpix_layou
 int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element)
 {
     int ni, na, nt, combiner, rc;
-    contents c;
+    mpix_type_contents c;
     memset(element, 0, sizeof *element);
     rc = PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
     if (rc != MPI_SUCCESS)
@@ -318,7 +285,7 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element)
         return rc != MPI_SUCCESS ? rc : mpix_layout_append(element, 0, size);
     }
     }
-    rc = get_contents(type, ni, na, nt, &c);
+    rc = mpix_type_contents_get(type, ni, na, nt, &c);
     if (rc != MPI_SUCCESS)
         return rc;
     if (combiner == MPI_COMBINER_STRUCT) {
@@ -336,7 +303,7 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element)
             rc = single_child_layout(combiner, &c, &child, extent_of(c.types[0]), element);
         mpix_layout_free(&child);
     }
-    contents_free(&c);
+    (void)mpix_type_contents_free(&c); /* the flattening's own error is the one to report */
     if (rc != MPI_SUCCESS)
         mpix_layout_free(element);
     return rc;

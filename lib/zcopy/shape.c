@@ -21,7 +21,6 @@
 #include "common/datatype.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { EVIDENT_BLOCKS = 256, EVIDENT_BLOCK_BYTES = 32, EVIDENT_STRUCT_MEMBERS = 16 };
@@ -86,24 +85,18 @@ static int evident_vector(MPI_Datatype type, int combiner, int *result)
 /* Whether every member of a struct of few members is evidently fragmented. */
 static int evident_struct(MPI_Datatype type, int integers, int addresses, int datatypes, int *result)
 {
-    int *ints = malloc(sizeof *ints * (size_t)integers);
-    MPI_Aint *addrs = malloc(sizeof *addrs * (size_t)(addresses > 0 ? addresses : 1));
-    MPI_Datatype *types = malloc(sizeof *types * (size_t)datatypes);
-    int rc = ints && addrs && types ? PMPI_Type_get_contents(type, integers, addresses, datatypes, ints, addrs, types)
-                                    : MPI_ERR_NO_MEM;
-    int all = rc == MPI_SUCCESS && datatypes > 0, taken = rc == MPI_SUCCESS ? datatypes : 0;
-    for (int i = 0; i < taken; i++) {
+    mpix_type_contents c;
+    int rc = mpix_type_contents_get(type, integers, addresses, datatypes, &c);
+    int all = rc == MPI_SUCCESS && datatypes > 0;
+    for (int i = 0; i < datatypes && all; i++) {
         int member = 0;
-        if (all && ints[1 + i] > 0 && (rc = evident(types[i], 0, &member)) != MPI_SUCCESS)
+        if (c.ints[1 + i] > 0 && (rc = evident(c.types[i], 0, &member)) != MPI_SUCCESS)
             all = 0;
-        all = all && (ints[1 + i] == 0 || member);
-        int free_rc = mpix_type_is_named(types[i]) ? MPI_SUCCESS : PMPI_Type_free(&types[i]);
-        if (rc == MPI_SUCCESS)
-            rc = free_rc;
+        all = all && (c.ints[1 + i] == 0 || member);
     }
-    free(ints);
-    free(addrs);
-    free(types);
+    int free_rc = mpix_type_contents_free(&c);
+    if (rc == MPI_SUCCESS)
+        rc = free_rc;
     *result = rc == MPI_SUCCESS && all;
     return rc;
 }

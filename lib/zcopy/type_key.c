@@ -41,31 +41,16 @@ static int key_put_type(mpix_type_key *key, MPI_Datatype type)
         return rc;
     if (combiner == MPI_COMBINER_NAMED)
         return key_put(key, &type, sizeof type);
-    int *ints = malloc((ni + 1) * sizeof *ints);
-    MPI_Aint *addresses = malloc((na + 1) * sizeof *addresses);
-    MPI_Datatype *types = malloc((nt + 1) * sizeof *types);
-    int got = 0;
-    if (!ints || !addresses || !types)
-        rc = MPI_ERR_NO_MEM;
-    else if ((rc = PMPI_Type_get_contents(type, ni, na, nt, ints, addresses, types)) == MPI_SUCCESS)
-        got = 1;
+    mpix_type_contents c;
+    rc = mpix_type_contents_get(type, ni, na, nt, &c);
     if (rc == MPI_SUCCESS)
-        rc = key_put(key, ints, ni * sizeof *ints);
+        rc = key_put(key, c.ints, ni * sizeof *c.ints);
     if (rc == MPI_SUCCESS)
-        rc = key_put(key, addresses, na * sizeof *addresses);
+        rc = key_put(key, c.addresses, na * sizeof *c.addresses);
     for (int t = 0; t < nt && rc == MPI_SUCCESS; t++)
-        rc = key_put_type(key, types[t]);
-    /* The children MPI_Type_get_contents handed out are this call's to free. */
-    for (int t = 0; got && t < nt; t++)
-        if (!mpix_type_is_named(types[t])) {
-            int free_rc = PMPI_Type_free(&types[t]);
-            if (rc == MPI_SUCCESS)
-                rc = free_rc;
-        }
-    free(ints);
-    free(addresses);
-    free(types);
-    return rc;
+        rc = key_put_type(key, c.types[t]);
+    int free_rc = mpix_type_contents_free(&c);
+    return rc != MPI_SUCCESS ? rc : free_rc;
 }
 
 int mpix_type_key_of(MPI_Datatype type, mpix_type_key *key)

@@ -57,6 +57,24 @@ int mpix_layout_of_element(MPI_Datatype type, mpix_layout *element);
 /* @count copies of @element, each @extent bytes after the previous. */
 int mpix_layout_repeat(const mpix_layout *element, MPI_Aint count, MPI_Aint extent, mpix_layout *out);
 
+/* ---- a constructor's arguments (contents.c) ------------------------------------------ */
+
+/* What MPI_Type_get_contents returned for one constructor; ntypes: the children to free
+ * (0 until the call succeeded). */
+typedef struct mpix_type_contents {
+    int *ints;
+    MPI_Aint *addresses;
+    MPI_Datatype *types;
+    int ntypes;
+} mpix_type_contents;
+
+/* MPI_Type_get_contents of @type with the counts its envelope gave, into arrays of
+ * their own. */
+int mpix_type_contents_get(MPI_Datatype type, int integers, int addresses, int datatypes, mpix_type_contents *c);
+/* Frees the derived children and the arrays; the first failure to free a child is
+ * returned and stops the frees of the rest. */
+int mpix_type_contents_free(mpix_type_contents *c);
+
 /* ---- content keys of datatypes (type_key.c) ---------------------------------------- */
 
 /* A datatype's constructor tree as bytes: equal keys, equal type maps. */

@@ -61,6 +61,10 @@ void bench_note(const bench_options *options, const char *text);
 /* A message buffer of @bytes: malloc'd, or on transparent huge pages with --hugepages.
  * Free with free(). */
 void *bench_buffer_alloc(const bench_options *options, size_t bytes);
+/* A send and a receive buffer of @bytes each (bench_buffer_alloc), written through as a
+ * program fills its own: the send buffer with a byte pattern, the receive buffer with
+ * zeros. Aborts on @options->comm without memory. */
+void bench_buffer_pair(const bench_options *options, size_t bytes, char **send, char **receive);
 
 /* Collective: rank 0 prints (not in CSV) the nodes as the MPI sees them, their host
  * names with ranks each, and the links' rate when the run is under tools/vcluster. */

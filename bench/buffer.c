@@ -10,6 +10,16 @@
 
 enum { HUGE_PAGE = 2 << 20 };
 
+void bench_buffer_pair(const bench_options *options, size_t bytes, char **send, char **receive)
+{
+    *send = bench_buffer_alloc(options, bytes);
+    *receive = bench_buffer_alloc(options, bytes);
+    if (!*send || !*receive)
+        MPI_Abort(options->comm, 1);
+    for (size_t i = 0; i < bytes; i++)
+        (*send)[i] = (char)i, (*receive)[i] = 0;
+}
+
 void *bench_buffer_alloc(const bench_options *options, size_t bytes)
 {
     if (!options->hugepages)

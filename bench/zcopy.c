@@ -134,17 +134,6 @@ static void layout_of(zcopy_context *c, MPI_Aint span)
     free(where);
 }
 
-/* Send and receive buffers of @span bytes, written through as a program fills them. */
-static void cold_buffers(const bench_options *options, zcopy_context *c, MPI_Aint span)
-{
-    c->send = bench_buffer_alloc(options, span);
-    c->receive = bench_buffer_alloc(options, span);
-    if (!c->send || !c->receive)
-        MPI_Abort(options->comm, 1);
-    for (MPI_Aint i = 0; i < span; i++)
-        c->send[i] = (char)i, c->receive[i] = 0;
-}
-
 static void run_case(const bench_options *options, const char *name, MPI_Datatype type, int count)
 {
     zcopy_context c = { .comm = options->comm, .type = type, .rank = options->rank, .count = count };
@@ -171,7 +160,7 @@ static void run_case(const bench_options *options, const char *name, MPI_Datatyp
     zcopy_context cold[2];
     for (int way = 0; way < 2; way++) {
         cold[way] = c;
-        cold_buffers(options, &cold[way], span);
+        bench_buffer_pair(options, (size_t)span, &cold[way].send, &cold[way].receive);
         MPI_Comm_dup(options->comm, &cold[way].comm);
         cold_time[way] = bench_time(&once, way == 0 ? zcopy_pingpong : datatype_pingpong, &cold[way],
                                     COLD_ROUND_TRIPS);
@@ -180,7 +169,7 @@ static void run_case(const bench_options *options, const char *name, MPI_Datatyp
     for (int way = 0; way < 2; way++)
         free(cold[way].send), free(cold[way].receive);
 
-    cold_buffers(options, &c, span);
+    bench_buffer_pair(options, (size_t)span, &c.send, &c.receive);
     layout_of(&c, span);
     /* About 64 MiB moved per sample, at least 2 and at most 500 round trips. */
     int iterations = (int)((options->quick ? 16 : 64) * 1048576.0 / (2.0 * bytes));

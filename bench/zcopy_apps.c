@@ -290,13 +290,7 @@ static int setup_context(const bench_options *options, const app_kernel *kernel,
 {
     *c = (app_context){ .kernel = kernel, .rank = options->rank };
     MPI_Comm_dup(options->comm, &c->comm);
-    size_t bytes = kernel->buffer_bytes;
-    c->send = bench_buffer_alloc(options, bytes);
-    c->receive = bench_buffer_alloc(options, bytes);
-    if (!c->send || !c->receive)
-        MPI_Abort(options->comm, 1);
-    for (size_t i = 0; i < bytes; i++)
-        c->send[i] = (char)i, c->receive[i] = 0;
+    bench_buffer_pair(options, kernel->buffer_bytes, &c->send, &c->receive);
     if (kernel->build == build_lammps)
         lammps_arrays(options, c);
 

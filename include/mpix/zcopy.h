@@ -14,8 +14,11 @@
  * tail of the message into the receiver's layout (`process_vm_writev`); then the
  * receiver tells the sender it is done, through a small shared mailbox. Small
  * messages travel inline, behind a header in one MPI message with the datatype;
- * processes on other nodes, peers the kernel refuses to attach to, layouts too
- * fragmented for a kernel copy, and `MPIX_ZCOPY=off` use plain MPI with the datatype.
+ * processes on other nodes, peers the kernel refuses to attach to, and `MPIX_ZCOPY=off`
+ * use plain MPI with the datatype. A layout too fragmented for a kernel copy goes
+ * through MPI with the datatype, or packed by the sender (MPI_Pack, sent as
+ * MPI_PACKED) and perhaps unpacked by the receiver, whichever the sender measured
+ * fastest for layouts of its shape.
  *
  * @par Messages on the communicator
  * Every message is one MPI message on @p comm with the caller's tag, header and data

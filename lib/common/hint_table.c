@@ -92,8 +92,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                   "prctl(PR_SET_PTRACER_ANY) where Yama's ptrace_scope=1 blocks cross-process reads "
                                   "(a security trade-off)" },
     [MPIX_HINT_ZCOPY_METHOD] = { "mpix_zcopy_method", "MPIX_ZCOPY_METHOD", NULL, "zcopy", TESTING,
-                                 MPIX_HINT_TYPE_KEYWORD, "auto|direct|staged", 0, 0, "auto",
-                                 "force one kernel-copy method and skip the MPI fallback of fragmented layouts" },
+                                 MPIX_HINT_TYPE_KEYWORD, "auto|direct|staged|datatype|packed|unpacked", 0, 0, "auto",
+                                 "force one way for large messages: a kernel-copy method (even for fragmented "
+                                 "layouts), or MPI with the datatype, packed by the sender, or also unpacked by "
+                                 "the receiver" },
     [MPIX_HINT_ZCOPY_ATTACH] = { "mpix_zcopy_attach", "MPIX_ZCOPY_ATTACH", NULL, "zcopy", TESTING,
                                  MPIX_HINT_TYPE_KEYWORD, "probe|refuse|refuse_push", 0, 0, "probe",
                                  "refuse: answer attach probes as a refusing kernel would; refuse_push: fail the "

@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Which way a large message to an attachable peer goes: zero-copy or MPI with the
- * datatype. Forced by MPIX_ZCOPY_METHOD; MPI for a layout the cost model finds too
- * fragmented for kernel copies; otherwise learnt per memoized layout from the sender's
- * own sends, because MPI's datatype engine varies by MPI and machine more than a model
- * can follow.
+/* Which way a large message to an attachable peer goes: zero-copy, or MPI with the
+ * datatype, packed, or packed and unpacked (pack.c). Forced by MPIX_ZCOPY_METHOD; one of
+ * the MPI ways for a layout the cost model finds too fragmented for kernel copies;
+ * otherwise learnt per memoized layout (and per shape of fragmented ones, shape.c) from
+ * the sender's own sends, because MPI's datatype engine varies by MPI and machine more
+ * than a model can follow.
  *
- * Learning goes by duels: a burst of BURST sends one way, then one the other, the first
- * send of each burst untimed. The first send after a change of way runs cold (on the
+ * Learning goes by duels: a burst of BURST sends each way in turn, the first send of
+ * each burst untimed. The first send after a change of way runs cold (on the
  * development VM a zero-copy send right after MPI sends took 40-55 us where back-to-back
  * ones took 21 us, NAS MG y-face), and it also absorbs most of a layout's first-send
  * costs (NAS MG y-face by zero-copy: 231 us, then 129, 72, 69, where later sends take
  * 66), so the first duel is timed like the others. Duels follow one another until each
  * way has FIRST_SAMPLES timed sends and one is CLEAR times faster, or else until each
- * has SAMPLES; a way's figure is the median of its last SAMPLES, and the faster one is
+ * has SAMPLES; a way's figure is the median of its last SAMPLES, and the fastest one is
  * taken for a period of sends, which opens with a duel (but the first: its figures are
- * fresh). Only duels are timed, so both figures come from the same minutes: this VM's
+ * fresh). Only duels are timed, so all figures come from the same minutes: this VM's
  * speed drifts by 1.5x over minutes, and a figure of the taken way renewed at every send
  * against one of the other way from long ago flips the choice on a drift (single samples
  * taken between sends of the other way settled on MPI where zero-copy was 1.4-1.6x
- * faster). The period keeps what the other way's burst costs to 1/EXPLORE_SHARE of the
+ * faster). The period keeps what the other ways' bursts cost to 1/EXPLORE_SHARE of the
  * time: where the other way is 4.5x slower (NAS MG y-face, MPI 11-12 us a round trip
  * against zero-copy's 50-66 us on the development VM) a period of 64 sends would lose a
  * fifth of the time to exploring; where the ways are close it explores every PERIOD_MIN
@@ -52,54 +53,194 @@ static double median_of(const mpix_path_samples *samples)
     return sorted[count / 2];
 }
 
-int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed)
+static int has_way(unsigned ways, int way) { return (ways >> way) & 1u; }
+
+static double latest_of(const mpix_path_samples *samples)
+{
+    return samples->seconds[(samples->count - 1) % MPIX_PATH_SAMPLES];
+}
+
+/* The fastest median among @ways but @except with FIRST_SAMPLES timed sends; 0: none. */
+static double reference_time(const mpix_path_learner *learner, unsigned ways, int except)
+{
+    double best = 0;
+    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
+        const mpix_path_samples *samples = &learner->samples[way];
+        if (has_way(ways, way) && way != except && samples->count >= FIRST_SAMPLES &&
+            (best == 0 || median_of(samples) < best))
+            best = median_of(samples);
+    }
+    return best;
+}
+
+/* Whether @way's last timed send took CLEAR times the reference of the others: a way
+ * that slow leaves the duel after one timed send, which halves what a duel costs where
+ * packing loses (on Open MPI the NAS MG x-face took 153-177 us a send packed, 90 with
+ * the datatype). */
+static int clearly_slower(const mpix_path_learner *learner, unsigned ways, int way)
+{
+    const mpix_path_samples *samples = &learner->samples[way];
+    double reference = reference_time(learner, ways, way);
+    return samples->count > 0 && reference > 0 && latest_of(samples) > CLEAR * reference;
+}
+
+/* A duel's order: MPI's datatype way, which sends take when no other is known to be
+ * faster, goes last, so that the first sends of a layout (the slowest: on Open MPI the
+ * NAS MG x-face's first sends took 558, 337, 274 and 248 us with the datatype, later
+ * ones 90) are charged to the others, zero-copy first (its first sends also wait for
+ * the receiver to read the sender's layout); the way decided on last. */
+static const int duel_order[MPIX_ZCOPY_WAYS] = { MPIX_ZCOPY_WAY_ZERO_COPY, MPIX_ZCOPY_WAY_PACKED,
+                                                 MPIX_ZCOPY_WAY_UNPACKED, MPIX_ZCOPY_WAY_DATATYPE };
+
+/* A new cycle: a duel of every way in @ways while their figures are unknown or close,
+ * else the fastest way's period, opened by a duel. A way is known by FIRST_SAMPLES timed
+ * sends, or by one CLEAR times slower than a known way. */
+static void plan_cycle(mpix_path_learner *learner, unsigned ways)
+{
+    double time[MPIX_ZCOPY_WAYS] = { 0 };
+    int known = 1, fastest = -1, n = 0;
+    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
+        if (!has_way(ways, way))
+            continue;
+        const mpix_path_samples *samples = &learner->samples[way];
+        int reliable = samples->count >= FIRST_SAMPLES, slow = !reliable && clearly_slower(learner, ways, way);
+        n++;
+        known = known && (reliable || slow);
+        time[way] = reliable ? median_of(samples) : samples->count > 0 ? latest_of(samples) : 0;
+        if (time[way] > 0 && (fastest < 0 || time[way] < time[fastest]))
+            fastest = way;
+    }
+    double second = 0;
+    int full = 1;   /* every way close to the fastest has SAMPLES */
+    for (int way = 0; way < MPIX_ZCOPY_WAYS && fastest >= 0; way++) {
+        if (!has_way(ways, way) || way == fastest)
+            continue;
+        if (second == 0 || time[way] < second)
+            second = time[way];
+        if (time[way] < CLEAR * time[fastest] && learner->samples[way].count < MPIX_PATH_SAMPLES)
+            full = 0;
+    }
+    int was_learning = learner->learning;
+    learner->learning = !known || (second < CLEAR * time[fastest] && !full);
+    learner->ways = ways;
+    /* While learning, the way a send that cannot take the planned one falls back to. */
+    learner->taken = !learner->learning                       ? fastest
+                     : has_way(ways, MPIX_ZCOPY_WAY_DATATYPE) ? MPIX_ZCOPY_WAY_DATATYPE
+                                                              : __builtin_ctz(ways);
+    learner->duel_ways = 0;
+    for (int i = 0; i < MPIX_ZCOPY_WAYS; i++)
+        if (has_way(ways, duel_order[i]) && duel_order[i] != learner->taken)
+            learner->duel[learner->duel_ways++] = duel_order[i];
+    learner->duel[learner->duel_ways++] = learner->taken;
+    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++)
+        learner->duel_start[way] = learner->samples[way].count;
+    learner->phase = 0;
+    learner->period = n * BURST;
+    if (learner->learning)
+        return;
+    /* The other ways' bursts cost BURST * (time / fastest - 1) sends of the taken way
+     * each: a period of EXPLORE_SHARE times that keeps them to their share. */
+    double period = n * BURST;
+    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++)
+        if (has_way(ways, way) && way != fastest)
+            period += BURST * (time[way] / time[fastest] - 1) * EXPLORE_SHARE;
+    learner->period = period < PERIOD_MIN ? PERIOD_MIN : period > PERIOD_MAX ? PERIOD_MAX : (int)period;
+    if (was_learning) {   /* every figure is fresh: the first period has no duel */
+        learner->phase = n * BURST;
+        learner->period += n * BURST;
+    }
+}
+
+int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *timed, int *decided)
+{
+    *timed = 0;
+    *decided = 0;
+    if (!(ways & (ways - 1)))   /* one way (or none: the datatype) */
+        return ways ? __builtin_ctz(ways) : MPIX_ZCOPY_WAY_DATATYPE;
+    if (learner->phase == 0)
+        plan_cycle(learner, ways);
+    int duel_sends = learner->duel_ways * BURST;
+    /* A way CLEAR times slower at its first timed send of this duel leaves it. */
+    while (learner->phase < duel_sends && learner->phase % BURST >= 2) {
+        int way = learner->duel[learner->phase / BURST];
+        if (learner->samples[way].count <= learner->duel_start[way] || !clearly_slower(learner, learner->ways, way))
+            break;
+        learner->phase = (learner->phase / BURST + 1) * BURST;
+    }
+    if (learner->phase >= learner->period) {   /* a duel alone, ended early */
+        learner->phase = 0;
+        plan_cycle(learner, ways);
+    }
+    int phase = learner->phase;
+    learner->phase = phase + 1 >= learner->period ? 0 : phase + 1;
+    int way = phase < duel_sends ? learner->duel[phase / BURST] : learner->taken;
+    if (!has_way(ways, way))   /* planned for ways this send cannot take */
+        return has_way(ways, learner->taken) ? learner->taken : MPIX_ZCOPY_WAY_DATATYPE;
+    *timed = phase < duel_sends && phase % BURST != 0;
+    *decided = phase >= duel_sends;
+    return way;
+}
+
+void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends)
+{
+    /* A cycle without a duel, past its phase 0 so that the next send does not plan. */
+    *learner = (mpix_path_learner){ .taken = way, .phase = 1, .period = sends + 1 };
+}
+
+void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds)
+{
+    mpix_path_samples *samples = &learner->samples[way];
+    samples->seconds[samples->count++ % MPIX_PATH_SAMPLES] = seconds;
+}
+
+int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways)
+{
+    int way;
+    switch (zc->method) {
+    case MPIX_ZCOPY_METHOD_AUTO:
+        return -1;
+    case MPIX_ZCOPY_METHOD_DIRECT:
+    case MPIX_ZCOPY_METHOD_STAGED:
+        way = MPIX_ZCOPY_WAY_ZERO_COPY;
+        break;
+    case MPIX_ZCOPY_METHOD_PACKED:
+        way = MPIX_ZCOPY_WAY_PACKED;
+        break;
+    case MPIX_ZCOPY_METHOD_UNPACKED:
+        way = MPIX_ZCOPY_WAY_UNPACKED;
+        break;
+    default:
+        way = MPIX_ZCOPY_WAY_DATATYPE;
+    }
+    return has_way(ways, way) ? way : MPIX_ZCOPY_WAY_DATATYPE;
+}
+
+int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed)
 {
     mpix_layout *layout = view->layout;
     *timed = 0;
-    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
-        return MPIX_ZCOPY_RTS;
-    if (mpix_zcopy_too_fragmented(zc, layout)) {
+    int forced = mpix_zcopy_forced_way(zc, ways), decided;
+    if (forced >= 0)
+        return forced;
+    if (has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && mpix_zcopy_too_fragmented(zc, layout)) {
         zc->stats.sent_fragmented++;
-        return MPIX_ZCOPY_MPI;
+        ways &= ~(1u << MPIX_ZCOPY_WAY_ZERO_COPY);
     }
-    if (!view->id)
-        return MPIX_ZCOPY_RTS;   /* a layout made for this call only: nothing to learn on */
-    mpix_path_samples *zcopy = &layout->zcopy_samples, *mpi = &layout->mpi_samples;
-    int phase = layout->phase;
-    if (phase == 0) {
-        int was_learning = layout->period == 2 * BURST;
-        int known = zcopy->count >= FIRST_SAMPLES && mpi->count >= FIRST_SAMPLES;
-        double zcopy_time = known ? median_of(zcopy) : 0, mpi_time = known ? median_of(mpi) : 0;
-        double fast = zcopy_time < mpi_time ? zcopy_time : mpi_time, slow = zcopy_time + mpi_time - fast;
-        int full = zcopy->count >= MPIX_PATH_SAMPLES && mpi->count >= MPIX_PATH_SAMPLES;
-        int learning = !known || (slow < CLEAR * fast && !full);
-        if (learning) {
-            layout->period = 2 * BURST;   /* duels back to back, the way with fewer samples first */
-            layout->taken = zcopy->count <= mpi->count ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS; /* duel the other first */
-        } else {
-            layout->taken = mpi_time < zcopy_time ? MPIX_ZCOPY_MPI : MPIX_ZCOPY_RTS;
-            /* The other way's burst costs BURST * (slow / fast - 1) sends of the taken
-             * way: a period of EXPLORE_SHARE times that keeps it to its share. */
-            double period = fast > 0 ? 2 * BURST + BURST * (slow / fast - 1) * EXPLORE_SHARE : PERIOD_MIN;
-            layout->period = period < PERIOD_MIN ? PERIOD_MIN : period > PERIOD_MAX ? PERIOD_MAX : (int)period;
-            if (was_learning) {   /* both figures are fresh: the first period has no duel */
-                phase = 2 * BURST;
-                layout->period += 2 * BURST;
-            }
-        }
-    }
-    layout->phase = phase + 1 == layout->period ? 0 : phase + 1;
-    int other = layout->taken == MPIX_ZCOPY_MPI ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
-    *timed = phase < 2 * BURST && phase % BURST != 0;
-    if (phase < BURST)
-        return other;
-    if (layout->taken == MPIX_ZCOPY_MPI && layout->period > 2 * BURST) /* decided, not learning */
+    /* Where kernel copies may pay they are one copy, and packing adds one to MPI's: in
+     * a throwaway ping-pong of an FFT transpose's 8 MiB subarray (2 KiB rows), packed
+     * sends took 1.3-1.6 ms and packed-and-unpacked ones 3.2-4.2 ms where zero-copy and
+     * the datatype took 0.7-0.9 ms, so duelling them cost more than they could win. */
+    if (has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY))
+        ways &= ~MPIX_ZCOPY_WAYS_PACKING;
+    if (!view->id)   /* a layout made for this call only: nothing to learn on */
+        return has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
+    int way = mpix_zcopy_learner_choose(&layout->learner, ways, timed, &decided);
+    if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY && has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY))
         zc->stats.sent_slower++;
-    return layout->taken;
+    return way;
 }
 
-void mpix_zcopy_path_sample(mpix_layout *layout, int kind, double seconds)
+void mpix_zcopy_path_sample(mpix_layout *layout, int way, double seconds)
 {
-    mpix_path_samples *samples = kind == MPIX_ZCOPY_RTS ? &layout->zcopy_samples : &layout->mpi_samples;
-    samples->seconds[samples->count++ % MPIX_PATH_SAMPLES] = seconds;
+    mpix_zcopy_learner_sample(&layout->learner, way, seconds);
 }

@@ -255,7 +255,14 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
         switch (header.kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
-            if (header.data_follows) /* the next message from the sender on this tag; MPI judges its length */
+            /* The next message from the sender on this tag. Unpacked here only in whole
+             * elements; a part of one, or more than fits, the datatype receives: MPI
+             * judges its length, and a packed message matches the datatype. */
+            if (header.data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header.bytes <= capacity &&
+                header.bytes % type_size == 0)
+                rc = mpix_zcopy_receive_unpacked(buf, (int)(header.bytes / type_size), datatype, matched->MPI_SOURCE,
+                                                 matched->MPI_TAG, comm);
+            else if (header.data_follows)
                 rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;

@@ -9,6 +9,7 @@
 #include "common/relax.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,12 +57,13 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
 }
 
 /* The header and the data with the datatype (@kind EAGER for small messages, MPI for
- * the others), in one message or, for a blocking MPI send, in two (below). With a slot
- * (a send timed against zero-copy), the receiver ends the message there once it has the
- * data and the send waits for it: MPI_Send returns once MPI has the data, which for a
- * pipelined datatype send is before the receiver has unpacked it, so both paths are
- * timed to the same point. A nonblocking send leaves its MPI request in @send->inner. */
-static int send_inline(mpix_zcopy_send *send, int kind, const void *buf, int count, MPI_Datatype datatype,
+ * the others), in one message or, for a blocking MPI send, in two (below), the data
+ * packed by this process if @way says so (pack.c). With a slot (a send timed against
+ * the other ways), the receiver ends the message there once it has the data and the
+ * send waits for it: MPI_Send returns once MPI has the data, which for a pipelined
+ * datatype send is before the receiver has unpacked it, so all ways are timed to the
+ * same point. A nonblocking send leaves its MPI request in @send->inner. */
+static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf, int count, MPI_Datatype datatype,
                        int tag, int blocking)
 {
     mpix_zcopy_comm *zc = send->zc;
@@ -77,10 +79,18 @@ static int send_inline(mpix_zcopy_send *send, int kind, const void *buf, int cou
      * next message on the same tag. Only while one thread calls MPI at a time, so that no
      * other send or receive of this process comes between them. */
     if (kind == MPIX_ZCOPY_MPI && zc->one_caller && blocking) {
-        header->data_follows = 1;
+        char *packed = NULL;
+        int length = 0, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
+        if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
+            return rc;
+        header->data_follows = way == MPIX_ZCOPY_WAY_UNPACKED ? MPIX_ZCOPY_FOLLOWS_TO_UNPACK : MPIX_ZCOPY_FOLLOWS_DATA;
         rc = PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
+            rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
+                         : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
+        free(packed);
+        if (packing)
+            way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
@@ -139,6 +149,38 @@ static int contiguous(MPI_Datatype datatype, int count, MPI_Count type_size, int
     return rc;
 }
 
+/* The ways this send can take: packing only for a blocking send while one thread calls
+ * MPI at a time (the packed data follows the header as a message of its own,
+ * send_inline) of at most INT_MAX bytes, and not for a program's own MPI_Send
+ * (interposed: it sends as the program asked, without a header). */
+static unsigned ways_of(const mpix_zcopy_comm *zc, int blocking, int interposed, MPI_Count bytes)
+{
+    unsigned ways = MPIX_ZCOPY_WAYS_ALL;
+    if (!blocking || interposed || !zc->one_caller || bytes > INT_MAX)
+        ways &= ~MPIX_ZCOPY_WAYS_PACKING;
+    return ways;
+}
+
+/* A layout too fragmented for kernel copies, its shape's entry in @send->shape (@by_shape:
+ * told by the shape, not by its flattened layout): one of MPI's ways, learnt on that
+ * entry. */
+static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag,
+                           int blocking, unsigned ways, int by_shape)
+{
+    mpix_zcopy_comm *zc = send->zc;
+    zc->stats.sent_fragmented++;
+    zc->stats.sent_by_shape += by_shape;
+    zc->stats.sent[MPIX_ZCOPY_MPI]++;
+    if (send->interposed)
+        return send_plain(send, buf, count, datatype, tag, blocking);
+    send->kind = MPIX_ZCOPY_MPI;
+    send->way = mpix_zcopy_shape_way(zc->process, &send->shape, ways & MPIX_ZCOPY_WAYS_MPI, &send->timed);
+    send->timed = send->timed && blocking;
+    if (send->timed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
+        send->timed = 0;   /* every slot taken: untimed */
+    send->start = PMPI_Wtime();
+    return send_inline(send, MPIX_ZCOPY_MPI, send->way, buf, count, datatype, tag, blocking);
+}
 
 static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, int blocking, int interposed)
@@ -146,7 +188,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
-                               .interposed = interposed };
+                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 } };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -179,51 +221,54 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     if (send->header.bytes <= zc->eager_bytes || !attachable) {
         int kind = send->header.bytes <= zc->eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
         zc->stats.sent[kind]++;
-        return send_inline(send, kind, buf, count, datatype, tag, blocking);
+        return send_inline(send, kind, MPIX_ZCOPY_WAY_DATATYPE, buf, count, datatype, tag, blocking);
     }
     /* A shape found too fragmented before goes through MPI without its content key. */
+    unsigned ways = ways_of(zc, blocking, interposed, send->header.bytes);
     mpix_type_shape shape;
     int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO;
     if (by_shape && (rc = mpix_type_shape_of(datatype, count, &shape)) != MPI_SUCCESS)
         return rc;
-    int fragmented = by_shape && mpix_zcopy_shape_fragmented(process, &shape), evident = 0, cached = 1;
+    int fragmented = by_shape && mpix_zcopy_shape_fragmented(process, &shape, &send->shape), evident = 0, cached = 1;
     /* A new handle of a new shape: its envelopes may tell before its key is built. */
     if (by_shape && !fragmented && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
         (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
         fragmented = 1;
-        mpix_zcopy_shape_remember_fragmented(process, &shape);
+        mpix_zcopy_shape_remember_fragmented(process, &shape, &send->shape);
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if (fragmented) {
-        zc->stats.sent_fragmented++;
-        zc->stats.sent_by_shape++;
-        zc->stats.sent[MPIX_ZCOPY_MPI]++;
-        return interposed ? send_plain(send, buf, count, datatype, tag, blocking)
-                          : send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
-    }
+    if (fragmented)
+        return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 1);
     if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
         return rc;
     send->has_view = 1;
-    int kind = mpix_zcopy_choose_path(zc, &send->view, &send->timed);
-    if (by_shape && kind == MPIX_ZCOPY_MPI && !send->timed && mpix_zcopy_too_fragmented(zc, send->view.layout))
-        mpix_zcopy_shape_remember_fragmented(process, &shape);
+    if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
+        mpix_zcopy_shape_remember_fragmented(process, &shape, &send->shape);
+        return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
+    }
+    int way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
+    int kind = way == MPIX_ZCOPY_WAY_ZERO_COPY ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
     send->timed = send->timed && blocking;   /* a nonblocking send's time is the program's */
     /* An interposed send through MPI is timed until MPI_Send returns: its receiver
      * cannot be asked to end it in a slot. */
     send->slot_index = kind == MPIX_ZCOPY_RTS || (send->timed && !interposed) ? mpix_zcopy_slot_take(process) : -1;
     /* Every slot taken (as many threads sending at once): this one goes through MPI,
      * untimed. */
-    if (send->slot_index < 0 && (kind == MPIX_ZCOPY_RTS || !interposed))
+    if (send->slot_index < 0 && (kind == MPIX_ZCOPY_RTS || !interposed)) {
+        if (kind == MPIX_ZCOPY_RTS)
+            way = MPIX_ZCOPY_WAY_DATATYPE;
         kind = MPIX_ZCOPY_MPI, send->timed = 0;
+    }
     send->kind = kind;
+    send->way = way;
     send->start = PMPI_Wtime();
     zc->stats.sent[kind]++;
     if (kind == MPIX_ZCOPY_RTS)
         return send_rts(send, buf, count, tag, blocking);
     if (interposed)
         return send_plain(send, buf, count, datatype, tag, blocking);
-    return send_inline(send, MPIX_ZCOPY_MPI, buf, count, datatype, tag, blocking);
+    return send_inline(send, MPIX_ZCOPY_MPI, way, buf, count, datatype, tag, blocking);
 }
 
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -317,8 +362,13 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
     }
     if (send->slot_index >= 0)
         mpix_zcopy_slot_release(send->zc->process, send->slot_index);
-    if (send->timed && rc == MPI_SUCCESS)
-        mpix_zcopy_path_sample(send->view.layout, send->kind, PMPI_Wtime() - send->start);
+    if (send->timed && rc == MPI_SUCCESS) {
+        double seconds = PMPI_Wtime() - send->start;
+        if (send->shape.entry >= 0)
+            mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->way, seconds);
+        else
+            mpix_zcopy_path_sample(send->view.layout, send->way, seconds);
+    }
     if (send->has_view)
         mpix_layout_view_release(&send->view);
     send->slot_index = -1;

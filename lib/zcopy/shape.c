@@ -16,7 +16,10 @@
  * on average, or a struct of few members that are all such types. A throwaway program
  * sending a LAMMPS-like struct of five hindexed-block types at MPI_BOTTOM with a new
  * atom count each time took 424 us a message through the key, flattening and cost
- * model, against 27 us for MPI_Send; 29 us with the envelopes and the alike shapes. */
+ * model, against 27 us for MPI_Send; 29 us with the envelopes and the alike shapes.
+ *
+ * Each remembered shape also learns which of MPI's ways its sends take (the datatype,
+ * packed, or packed and unpacked: pack.c, path.c). */
 #include "zcopy.h"
 #include "common/datatype.h"
 
@@ -141,36 +144,88 @@ static int alike(const mpix_type_shape *seen, const mpix_type_shape *shape)
            seen->size <= 2 * shape->size;
 }
 
-/* Under shapes_lock. */
+/* The entry holding a shape alike @shape, or -1. Under shapes_lock. */
 static int known(const mpix_zcopy_process *process, const mpix_type_shape *shape)
 {
     for (int i = 0; i < process->fragmented_shape_count; i++)
         if (alike(&process->fragmented_shapes[i], shape))
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
-int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape)
+int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref)
 {
+    ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
         return 0;
     pthread_mutex_lock(&shapes_lock);
-    int found = known(process, shape);
+    int entry = known(process, shape);
+    if (entry >= 0)
+        *ref = (mpix_zcopy_shape_ref){ entry, process->fragmented_generations[entry] };
     pthread_mutex_unlock(&shapes_lock);
-    return found;
+    return entry >= 0;
 }
 
-void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape)
+void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape,
+                                          mpix_zcopy_shape_ref *ref)
 {
+    ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
         return;
     pthread_mutex_lock(&shapes_lock);
-    if (!known(process, shape)) {
+    int entry = known(process, shape);
+    if (entry < 0) {
         /* A ring: the oldest shape makes room, so a program's current shapes stay. */
-        process->fragmented_shapes[process->next_fragmented_shape] = *shape;
-        process->next_fragmented_shape = (process->next_fragmented_shape + 1) % MPIX_ZCOPY_SHAPES;
+        entry = process->next_fragmented_shape;
+        process->fragmented_shapes[entry] = *shape;
+        process->fragmented_learners[entry] = (mpix_path_learner){ 0 };
+        process->fragmented_generations[entry]++;
+        process->next_fragmented_shape = (entry + 1) % MPIX_ZCOPY_SHAPES;
         if (process->fragmented_shape_count < MPIX_ZCOPY_SHAPES)
             process->fragmented_shape_count++;
     }
+    *ref = (mpix_zcopy_shape_ref){ entry, process->fragmented_generations[entry] };
+    pthread_mutex_unlock(&shapes_lock);
+}
+
+/* Whether a new shape's learner starts without packing: once two shapes of this
+ * process were decided with the packed ways in their duels and neither on one of them
+ * (Open MPI moves the fragmented layouts of the bench faster with the datatype, where
+ * MPICH 4.0 moves them 3-3.5 times faster packed and unpacked), a new shape's first
+ * PERIOD sends take the datatype, untimed, and packing joins its duels after them: a
+ * duel's packed sends cost a program that sends a layout 20 times a quarter of its
+ * time on Open MPI. Under shapes_lock. */
+enum { PACKING_LOST_SHAPES = 2, DEFERRED_SENDS = 64 };
+
+static int packing_deferred(const mpix_zcopy_process *process)
+{
+    return process->fragmented_decided >= PACKING_LOST_SHAPES && process->fragmented_packing_won == 0;
+}
+
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed)
+{
+    int way = MPIX_ZCOPY_WAY_DATATYPE, decided;
+    *timed = 0;
+    pthread_mutex_lock(&shapes_lock);
+    if (ref->entry >= 0 && process->fragmented_generations[ref->entry] == ref->generation) {
+        mpix_path_learner *learner = &process->fragmented_learners[ref->entry];
+        int fresh = learner->period == 0, was_learning = fresh || learner->learning;
+        if (fresh && (ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process))
+            mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
+        way = mpix_zcopy_learner_choose(learner, ways, timed, &decided);
+        if (was_learning && !learner->learning && learner->period > 0 && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {
+            process->fragmented_decided++;
+            process->fragmented_packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
+        }
+    }
+    pthread_mutex_unlock(&shapes_lock);
+    return way;
+}
+
+void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds)
+{
+    pthread_mutex_lock(&shapes_lock);
+    if (ref->entry >= 0 && process->fragmented_generations[ref->entry] == ref->generation)
+        mpix_zcopy_learner_sample(&process->fragmented_learners[ref->entry], way, seconds);
     pthread_mutex_unlock(&shapes_lock);
 }

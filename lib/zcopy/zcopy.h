@@ -31,6 +31,30 @@ typedef struct mpix_path_samples {
     int count;                           /* timed sends so far */
 } mpix_path_samples;
 
+/* The ways a large message to an attachable peer can go (path.c): zero-copy; through
+ * MPI with the caller's datatype; packed by the sender (MPI_Pack) and sent as
+ * MPI_PACKED, which the receiver's datatype matches; packed, and unpacked by the
+ * receiver (received as MPI_PACKED, then MPI_Unpack). Which of the MPI ways is fastest
+ * depends on the MPI and the layout (pack.c). */
+enum { MPIX_ZCOPY_WAY_ZERO_COPY, MPIX_ZCOPY_WAY_DATATYPE, MPIX_ZCOPY_WAY_PACKED, MPIX_ZCOPY_WAY_UNPACKED,
+       MPIX_ZCOPY_WAYS };
+#define MPIX_ZCOPY_WAYS_ALL ((1u << MPIX_ZCOPY_WAYS) - 1)
+#define MPIX_ZCOPY_WAYS_MPI (MPIX_ZCOPY_WAYS_ALL & ~(1u << MPIX_ZCOPY_WAY_ZERO_COPY))
+#define MPIX_ZCOPY_WAYS_PACKING ((1u << MPIX_ZCOPY_WAY_PACKED) | (1u << MPIX_ZCOPY_WAY_UNPACKED))
+
+/* A sender's duels between the ways of one layout or shape, and the way it takes
+ * between them (path.c). */
+typedef struct mpix_path_learner {
+    mpix_path_samples samples[MPIX_ZCOPY_WAYS];
+    int phase, period;           /* place in the cycle of a duel and decided sends */
+    int learning;                /* the cycle is a duel only */
+    int taken;                   /* the way taken until the next duel, and the duel's last */
+    int duel[MPIX_ZCOPY_WAYS];   /* the cycle's duel: a burst of each of these ways */
+    int duel_ways;
+    int duel_start[MPIX_ZCOPY_WAYS];   /* each way's timed sends when the cycle began */
+    unsigned ways;               /* the ways the cycle was planned for */
+} mpix_path_learner;
+
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
  * the costs of moving them once computed (for the gap limit they were computed with). */
 typedef struct mpix_layout {
@@ -40,10 +64,7 @@ typedef struct mpix_layout {
     MPI_Aint lowest, highest;    /* the bytes lie in [lowest, highest) from the buffer */
     MPI_Aint costed_gap_limit;   /* -1: not yet */
     mpix_zcopy_costs costs;
-    /* A sender's recent sends of this layout each way (path.c). */
-    mpix_path_samples zcopy_samples, mpi_samples;
-    int phase, period;           /* place in path.c's cycle of a duel and decided sends */
-    int taken;                   /* the way taken until the next duel */
+    mpix_path_learner learner;   /* a sender's recent sends of this layout each way */
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
@@ -166,6 +187,10 @@ typedef struct mpix_zcopy_process {
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */
     mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
+    mpix_path_learner fragmented_learners[MPIX_ZCOPY_SHAPES];   /* their MPI ways */
+    unsigned fragmented_generations[MPIX_ZCOPY_SHAPES];   /* bumped when an entry is reused */
+    int fragmented_decided;                  /* shapes decided with packing in their duels */
+    int fragmented_packing_won;              /* of those, decided on a packed way */
     int fragmented_shape_count, next_fragmented_shape;
     struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
@@ -181,8 +206,10 @@ int mpix_zcopy_process_get(mpix_zcopy_process **process);
 typedef struct mpix_zcopy_received mpix_zcopy_received;   /* uthash tables, comm.c */
 typedef struct mpix_zcopy_global mpix_zcopy_global;
 
-/* Keyword order of MPIX_ZCOPY_METHOD. */
-enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGED };
+/* Keyword order of MPIX_ZCOPY_METHOD: learnt; zero-copy by kernel iovecs or staged
+ * spans; one MPI way (MPIX_ZCOPY_WAY_DATATYPE, _PACKED, _UNPACKED). */
+enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGED, MPIX_ZCOPY_METHOD_DATATYPE,
+       MPIX_ZCOPY_METHOD_PACKED, MPIX_ZCOPY_METHOD_UNPACKED };
 
 /* What the calls on a communicator did, for tests and MPIX_VERBOSE: they assert the path
  * taken, not only the bytes. */
@@ -191,6 +218,8 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
     unsigned long sent_by_shape;      /* of sent_fragmented: its shape known so, no key built */
     unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
+    unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
+    unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
@@ -210,7 +239,7 @@ struct mpix_zcopy_comm {
     MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
     MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
     MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
-    int method;                  /* MPIX_ZCOPY_METHOD */
+    int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
     int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
     int peers;                   /* size of the (remote) group */
     int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
@@ -253,20 +282,38 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 
 /* ---- path choice (path.c) ------------------------------------------------------------ */
 
-/* Zero-copy (MPIX_ZCOPY_RTS) or MPI for a large message to a peer that can attach.
- * *@timed: whether to time this send until the receiver has the data and pass the time
- * to mpix_zcopy_path_sample. */
-int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, int *timed);
-void mpix_zcopy_path_sample(mpix_layout *layout, int kind, double seconds);
+/* The way (MPIX_ZCOPY_WAY_*) of a large message to a peer that can attach, among @ways
+ * (a mask of them; those the send can take). *@timed: whether to time this send until
+ * the receiver has the data and pass the time to mpix_zcopy_path_sample. */
+int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed);
+void mpix_zcopy_path_sample(mpix_layout *layout, int way, double seconds);
+/* The learner's way among @ways (see path.c); *@decided: taken without a duel. */
+int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *timed, int *decided);
+void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds);
+/* A fresh learner's first @sends sends take @way, untimed; its duels begin after them. */
+void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends);
+/* A way forced by MPIX_ZCOPY_METHOD, or -1. */
+int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways);
 /* Whether MPI's datatype engine clearly beats both kernel copies for @layout. */
 int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout);
 
 /* ---- shapes found too fragmented (shape.c) ------------------------------------------- */
 
 int mpix_type_shape_of(MPI_Datatype type, int count, mpix_type_shape *shape);
-/* Whether a layout of this shape was found too fragmented; never for a named type. */
-int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
-void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape);
+/* An entry of the ring of fragmented shapes, as long as it holds the same shape. */
+typedef struct mpix_zcopy_shape_ref {
+    int entry;                   /* -1: none */
+    unsigned generation;
+} mpix_zcopy_shape_ref;
+/* Whether a layout of this shape was found too fragmented (then *@ref names its entry);
+ * never for a named type. */
+int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref);
+void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape,
+                                          mpix_zcopy_shape_ref *ref);
+/* The MPI way of a send of the shape @ref names, learnt on its entry among @ways;
+ * MPIX_ZCOPY_WAY_DATATYPE, untimed, once the entry holds another shape. */
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed);
+void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
  * (and a struct's contents, for a struct of at most 16 members): an indexed-family
  * type of at least 256 blocks averaging at most 32 bytes, or a struct of such types.
@@ -286,6 +333,11 @@ enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOP
 enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3,
        MPIX_ZCOPY_CLAIMED = 4, MPIX_ZCOPY_STAGING = 5, MPIX_ZCOPY_STAGED = 6 };
 #define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
+/* What comes after a header of kind MPIX_ZCOPY_MPI: nothing (the data is in the same
+ * message); the data, as the next message on the tag (packed or not, the receiver's
+ * datatype matches it); the data packed, which the receiver receives as MPI_PACKED and
+ * unpacks. */
+enum { MPIX_ZCOPY_FOLLOWS_NOTHING = 0, MPIX_ZCOPY_FOLLOWS_DATA = 1, MPIX_ZCOPY_FOLLOWS_TO_UNPACK = 2 };
 #define MPIX_ZCOPY_INLINE_BLOCKS 4
 
 /* Where a process's side of a message lies, for the peer that copies into or out of it:
@@ -306,7 +358,8 @@ typedef struct mpix_zcopy_header {
     int32_t pid;
     uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
     int32_t mailbox_fd;           /* the sender's mailbox, for the receiver to map */
-    int32_t data_follows;         /* MPIX_ZCOPY_MPI: the data is the next message (send.c) */
+    int32_t data_follows;         /* MPIX_ZCOPY_MPI: the data is the next message (send.c),
+                                     MPIX_ZCOPY_FOLLOWS_* */
     uint64_t mailbox_address;     /* where the sender maps it (a receiver that could not
                                      map it still ends the message, by process_vm_writev) */
     /* MPIX_ZCOPY_RTS only */
@@ -336,6 +389,8 @@ typedef struct mpix_zcopy_send {
     int slot_index;               /* -1: none taken */
     int kind;                     /* MPIX_ZCOPY_EAGER, _MPI or _RTS */
     int timed;                    /* a sample for path.c when it ends */
+    int way;                      /* MPIX_ZCOPY_WAY_* */
+    mpix_zcopy_shape_ref shape;   /* the learner of a send decided by its shape (entry -1: none) */
     int helped;                   /* copied the part the receiver asked for */
     int has_view;
     mpix_layout_view view;
@@ -461,6 +516,16 @@ void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int 
  * more units than MPIX_ZCOPY_COLLAPSE_UNITS. O(extent / 2 MiB), plus O(blocks) where blocks are few; the
  * first fold of a unit copies it. */
 void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout);
+
+/* ---- packing (pack.c) ------------------------------------------------------------- */
+
+/* @count of @datatype at @buf packed by MPI_Pack into a buffer of its own (*@packed,
+ * free() it), *@length bytes; MPIX_ERRKIND_UNSUPPORTED for more than INT_MAX bytes.
+ * MPI_BOTTOM allowed. */
+int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, char **packed, int *length);
+/* Receives the next message from @source with @tag as MPI_PACKED and unpacks @count of
+ * @datatype from it into @buf (MPI_BOTTOM allowed). */
+int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm);
 
 /* ---- cross-memory copy (copy.c) ----------------------------------------------------- */
 

@@ -2,9 +2,8 @@
 /* Which way a large message to an attachable peer goes: zero-copy, or MPI with the
  * datatype, packed, or packed and unpacked (pack.c). Forced by MPIX_ZCOPY_METHOD; one of
  * the MPI ways for a layout the cost model finds too fragmented for kernel copies;
- * otherwise learnt per memoized layout (and per shape of fragmented ones, shape.c) from
- * the sender's own sends, because MPI's datatype engine varies by MPI and machine more
- * than a model can follow.
+ * otherwise learnt per shape of datatype (shape.c) from the sender's own sends, because
+ * MPI's datatype engine varies by MPI and machine more than a model can follow.
  *
  * Learning goes by duels: a burst of BURST sends each way in turn, the first send of
  * each burst untimed. The first send after a change of way runs cold (on the
@@ -217,30 +216,13 @@ int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways)
 
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed)
 {
-    mpix_layout *layout = view->layout;
     *timed = 0;
-    int forced = mpix_zcopy_forced_way(zc, ways), decided;
+    int forced = mpix_zcopy_forced_way(zc, ways);
     if (forced >= 0)
         return forced;
-    if (has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && mpix_zcopy_too_fragmented(zc, layout)) {
+    if (mpix_zcopy_too_fragmented(zc, view->layout)) {
         zc->stats.sent_fragmented++;
-        ways &= ~(1u << MPIX_ZCOPY_WAY_ZERO_COPY);
+        return MPIX_ZCOPY_WAY_DATATYPE;
     }
-    /* Where kernel copies may pay they are one copy, and packing adds one to MPI's: in
-     * a throwaway ping-pong of an FFT transpose's 8 MiB subarray (2 KiB rows), packed
-     * sends took 1.3-1.6 ms and packed-and-unpacked ones 3.2-4.2 ms where zero-copy and
-     * the datatype took 0.7-0.9 ms, so duelling them cost more than they could win. */
-    if (has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY))
-        ways &= ~MPIX_ZCOPY_WAYS_PACKING;
-    if (!view->id)   /* a layout made for this call only: nothing to learn on */
-        return has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
-    int way = mpix_zcopy_learner_choose(&layout->learner, ways, timed, &decided);
-    if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY && has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY))
-        zc->stats.sent_slower++;
-    return way;
-}
-
-void mpix_zcopy_path_sample(mpix_layout *layout, int way, double seconds)
-{
-    mpix_zcopy_learner_sample(&layout->learner, way, seconds);
+    return MPIX_ZCOPY_WAY_ZERO_COPY;
 }

@@ -258,7 +258,7 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
             /* The next message from the sender on this tag. Unpacked here only in whole
              * elements; a part of one, or more than fits, the datatype receives: MPI
              * judges its length, and a packed message matches the datatype. */
-            if (header.data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header.bytes <= capacity &&
+            if (header.data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header.bytes <= capacity && type_size > 0 &&
                 header.bytes % type_size == 0)
                 rc = mpix_zcopy_receive_unpacked(buf, (int)(header.bytes / type_size), datatype, matched->MPI_SOURCE,
                                                  matched->MPI_TAG, comm);

@@ -174,7 +174,8 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
     if (send->interposed)
         return send_plain(send, buf, count, datatype, tag, blocking);
     send->kind = MPIX_ZCOPY_MPI;
-    send->way = mpix_zcopy_shape_way(zc->process, &send->shape, ways & MPIX_ZCOPY_WAYS_MPI, &send->timed);
+    int decided;
+    send->way = mpix_zcopy_shape_way(zc->process, &send->shape, ways & MPIX_ZCOPY_WAYS_MPI, &send->timed, &decided);
     send->timed = send->timed && blocking;
     if (send->timed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
         send->timed = 0;   /* every slot taken: untimed */
@@ -223,31 +224,52 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         zc->stats.sent[kind]++;
         return send_inline(send, kind, MPIX_ZCOPY_WAY_DATATYPE, buf, count, datatype, tag, blocking);
     }
-    /* A shape found too fragmented before goes through MPI without its content key. */
     unsigned ways = ways_of(zc, blocking, interposed, send->header.bytes);
     mpix_type_shape shape;
-    int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO;
+    int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO, found = 0, fragmented = 0;
     if (by_shape && (rc = mpix_type_shape_of(datatype, count, &shape)) != MPI_SUCCESS)
         return rc;
-    int fragmented = by_shape && mpix_zcopy_shape_fragmented(process, &shape, &send->shape), evident = 0, cached = 1;
-    /* A new handle of a new shape: its envelopes may tell before its key is built. */
-    if (by_shape && !fragmented && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
-        (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
-        fragmented = 1;
-        mpix_zcopy_shape_remember_fragmented(process, &shape, &send->shape);
+    by_shape = by_shape && shape.combiner != MPI_COMBINER_NAMED;   /* a named type's layout is one block */
+    if (by_shape) {
+        found = mpix_zcopy_shape_find(process, &shape, &send->shape, &fragmented);
+        int evident = 0, cached = 1;
+        /* A new handle of a new shape: its envelopes may tell before its key is built. */
+        if (!found && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
+            (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
+            found = fragmented = 1;
+            mpix_zcopy_shape_remember(process, &shape, 1, &send->shape);
+        }
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (fragmented)   /* through MPI without the content key */
+            return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 1);
     }
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (fragmented)
-        return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 1);
-    if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
-        return rc;
-    send->has_view = 1;
-    if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
-        mpix_zcopy_shape_remember_fragmented(process, &shape, &send->shape);
-        return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
+    int way = MPIX_ZCOPY_WAY_DATATYPE, decided = 0;
+    if (!found) {
+        if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
+            return rc;
+        send->has_view = 1;
+        if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
+            mpix_zcopy_shape_remember(process, &shape, 1, &send->shape);
+            return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
+        }
+        if (by_shape)
+            mpix_zcopy_shape_remember(process, &shape, 0, &send->shape);
+        else
+            way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
     }
-    int way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
+    /* A shape whose sends go through MPI needs no layout (and no content key): only a
+     * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
+    if (by_shape) {
+        way = mpix_zcopy_shape_way(process, &send->shape, ways & ~MPIX_ZCOPY_WAYS_PACKING, &send->timed, &decided);
+        if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
+            if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
+                return rc;
+            send->has_view = 1;
+        }
+        if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY)
+            zc->stats.sent_slower++;
+    }
     int kind = way == MPIX_ZCOPY_WAY_ZERO_COPY ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;
     send->timed = send->timed && blocking;   /* a nonblocking send's time is the program's */
     /* An interposed send through MPI is timed until MPI_Send returns: its receiver
@@ -362,13 +384,8 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
     }
     if (send->slot_index >= 0)
         mpix_zcopy_slot_release(send->zc->process, send->slot_index);
-    if (send->timed && rc == MPI_SUCCESS) {
-        double seconds = PMPI_Wtime() - send->start;
-        if (send->shape.entry >= 0)
-            mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->way, seconds);
-        else
-            mpix_zcopy_path_sample(send->view.layout, send->way, seconds);
-    }
+    if (send->timed && rc == MPI_SUCCESS)   /* only sends a shape's learner chose are timed */
+        mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->way, PMPI_Wtime() - send->start);
     if (send->has_view)
         mpix_layout_view_release(&send->view);
     send->slot_index = -1;

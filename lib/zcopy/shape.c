@@ -4,10 +4,14 @@
  * (type_key.c) needs MPI_Type_get_contents, which in Open MPI duplicates every inner
  * datatype: for a struct of hindexed types built afresh at every exchange (LAMMPS) that
  * costs a fifth of building the type again, for a message that goes through MPI anyway
- * because its blocks are too small for kernel copies. A shape once found that
- * fragmented sends later datatypes of the same shape through MPI without the key. Two
- * layouts of one shape are alike in every figure the path depends on but their block
- * sizes; a wrong guess costs speed, never correctness, since MPI delivers either way.
+ * because its blocks are too small for kernel copies. So the sender learns its way per
+ * shape: a datatype whose shape's sends go through MPI goes without the key, and only a
+ * zero-copy send, which needs the layout, builds it (memoized by content). Two layouts
+ * of one shape are alike in every figure the path depends on but their block sizes; a
+ * wrong guess costs speed, never correctness, since MPI delivers either way. In a
+ * throwaway ping-pong of WRF's y-halo (a struct of three vectors, built afresh for every
+ * three messages), the key cost 0.5 us a message on Open MPI (zero-copy forced off: 0.98
+ * of MPI_Send's time, through MPI with the key: 0.91-0.92).
  *
  * A shape changes with the sizes: an exchange whose element count changes at every call
  * (LAMMPS sends the atoms that left the box) has a new shape each time. So a datatype
@@ -18,8 +22,9 @@
  * atom count each time took 424 us a message through the key, flattening and cost
  * model, against 27 us for MPI_Send; 29 us with the envelopes and the alike shapes.
  *
- * Each remembered shape also learns which of MPI's ways its sends take (the datatype,
- * packed, or packed and unpacked: pack.c, path.c). */
+ * A shape found too fragmented for kernel copies learns among MPI's ways only (the
+ * datatype, packed, or packed and unpacked: pack.c, path.c); the others between
+ * zero-copy and the datatype. */
 #include "zcopy.h"
 #include "common/datatype.h"
 
@@ -144,47 +149,54 @@ static int alike(const mpix_type_shape *seen, const mpix_type_shape *shape)
            seen->size <= 2 * shape->size;
 }
 
-/* The entry holding a shape alike @shape, or -1. Under shapes_lock. */
+/* The entry holding @shape (or, for a fragmented entry, a shape alike it), or -1.
+ * Under shapes_lock. */
 static int known(const mpix_zcopy_process *process, const mpix_type_shape *shape)
 {
-    for (int i = 0; i < process->fragmented_shape_count; i++)
-        if (alike(&process->fragmented_shapes[i], shape))
+    for (int i = 0; i < process->shape_count; i++) {
+        const mpix_zcopy_shape_entry *entry = &process->shapes[i];
+        if (entry->fragmented ? alike(&entry->shape, shape) : memcmp(&entry->shape, shape, sizeof *shape) == 0)
             return i;
+    }
     return -1;
 }
 
-int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref)
+int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref,
+                          int *fragmented)
 {
     ref->entry = -1;
+    *fragmented = 0;
     if (shape->combiner == MPI_COMBINER_NAMED)
         return 0;
     pthread_mutex_lock(&shapes_lock);
     int entry = known(process, shape);
-    if (entry >= 0)
-        *ref = (mpix_zcopy_shape_ref){ entry, process->fragmented_generations[entry] };
+    if (entry >= 0) {
+        *ref = (mpix_zcopy_shape_ref){ entry, process->shapes[entry].generation };
+        *fragmented = process->shapes[entry].fragmented;
+    }
     pthread_mutex_unlock(&shapes_lock);
     return entry >= 0;
 }
 
-void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape,
-                                          mpix_zcopy_shape_ref *ref)
+void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
+                               mpix_zcopy_shape_ref *ref)
 {
     ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
         return;
     pthread_mutex_lock(&shapes_lock);
-    int entry = known(process, shape);
-    if (entry < 0) {
+    int at = known(process, shape);
+    if (at < 0) {
         /* A ring: the oldest shape makes room, so a program's current shapes stay. */
-        entry = process->next_fragmented_shape;
-        process->fragmented_shapes[entry] = *shape;
-        process->fragmented_learners[entry] = (mpix_path_learner){ 0 };
-        process->fragmented_generations[entry]++;
-        process->next_fragmented_shape = (entry + 1) % MPIX_ZCOPY_SHAPES;
-        if (process->fragmented_shape_count < MPIX_ZCOPY_SHAPES)
-            process->fragmented_shape_count++;
+        at = process->next_shape;
+        mpix_zcopy_shape_entry *entry = &process->shapes[at];
+        *entry = (mpix_zcopy_shape_entry){ .shape = *shape, .generation = entry->generation + 1 };
+        process->next_shape = (at + 1) % MPIX_ZCOPY_SHAPES;
+        if (process->shape_count < MPIX_ZCOPY_SHAPES)
+            process->shape_count++;
     }
-    *ref = (mpix_zcopy_shape_ref){ entry, process->fragmented_generations[entry] };
+    process->shapes[at].fragmented |= fragmented;
+    *ref = (mpix_zcopy_shape_ref){ at, process->shapes[at].generation };
     pthread_mutex_unlock(&shapes_lock);
 }
 
@@ -192,30 +204,31 @@ void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpi
  * process were decided with the packed ways in their duels and neither on one of them
  * (Open MPI moves the fragmented layouts of the bench faster with the datatype, where
  * MPICH 4.0 moves them 3-3.5 times faster packed and unpacked), a new shape's first
- * PERIOD sends take the datatype, untimed, and packing joins its duels after them: a
- * duel's packed sends cost a program that sends a layout 20 times a quarter of its
- * time on Open MPI. Under shapes_lock. */
+ * DEFERRED_SENDS sends take the datatype, untimed, and packing joins its duels after
+ * them: a duel's packed sends cost a program that sends a layout 20 times a quarter of
+ * its time on Open MPI. Under shapes_lock. */
 enum { PACKING_LOST_SHAPES = 2, DEFERRED_SENDS = 64 };
 
 static int packing_deferred(const mpix_zcopy_process *process)
 {
-    return process->fragmented_decided >= PACKING_LOST_SHAPES && process->fragmented_packing_won == 0;
+    return process->packing_decided >= PACKING_LOST_SHAPES && process->packing_won == 0;
 }
 
-int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed)
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed,
+                         int *decided)
 {
-    int way = MPIX_ZCOPY_WAY_DATATYPE, decided;
-    *timed = 0;
+    int way = MPIX_ZCOPY_WAY_DATATYPE;
+    *timed = *decided = 0;
     pthread_mutex_lock(&shapes_lock);
-    if (ref->entry >= 0 && process->fragmented_generations[ref->entry] == ref->generation) {
-        mpix_path_learner *learner = &process->fragmented_learners[ref->entry];
+    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
+        mpix_path_learner *learner = &process->shapes[ref->entry].learner;
         int fresh = learner->period == 0, was_learning = fresh || learner->learning;
         if (fresh && (ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
-        way = mpix_zcopy_learner_choose(learner, ways, timed, &decided);
+        way = mpix_zcopy_learner_choose(learner, ways, timed, decided);
         if (was_learning && !learner->learning && learner->period > 0 && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {
-            process->fragmented_decided++;
-            process->fragmented_packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
+            process->packing_decided++;
+            process->packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
         }
     }
     pthread_mutex_unlock(&shapes_lock);
@@ -225,7 +238,7 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds)
 {
     pthread_mutex_lock(&shapes_lock);
-    if (ref->entry >= 0 && process->fragmented_generations[ref->entry] == ref->generation)
-        mpix_zcopy_learner_sample(&process->fragmented_learners[ref->entry], way, seconds);
+    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation)
+        mpix_zcopy_learner_sample(&process->shapes[ref->entry].learner, way, seconds);
     pthread_mutex_unlock(&shapes_lock);
 }

@@ -64,7 +64,6 @@ typedef struct mpix_layout {
     MPI_Aint lowest, highest;    /* the bytes lie in [lowest, highest) from the buffer */
     MPI_Aint costed_gap_limit;   /* -1: not yet */
     mpix_zcopy_costs costs;
-    mpix_path_learner learner;   /* a sender's recent sends of this layout each way */
 } mpix_layout;
 
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
@@ -165,7 +164,15 @@ typedef struct mpix_type_shape {
     MPI_Count size, lb, extent, true_lb, true_extent;
 } mpix_type_shape;
 
-enum { MPIX_ZCOPY_SHAPES = 64 };   /* shapes remembered as too fragmented */
+enum { MPIX_ZCOPY_SHAPES = 64 };   /* shapes remembered, each with its learner */
+
+/* A shape a sender has sent (shape.c). */
+typedef struct mpix_zcopy_shape_entry {
+    mpix_type_shape shape;
+    int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
+    unsigned generation;         /* bumped when the entry is reused */
+    mpix_path_learner learner;
+} mpix_zcopy_shape_entry;
 
 typedef struct mpix_zcopy_process {
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
@@ -186,12 +193,10 @@ typedef struct mpix_zcopy_process {
     _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */
-    mpix_type_shape fragmented_shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
-    mpix_path_learner fragmented_learners[MPIX_ZCOPY_SHAPES];   /* their MPI ways */
-    unsigned fragmented_generations[MPIX_ZCOPY_SHAPES];   /* bumped when an entry is reused */
-    int fragmented_decided;                  /* shapes decided with packing in their duels */
-    int fragmented_packing_won;              /* of those, decided on a packed way */
-    int fragmented_shape_count, next_fragmented_shape;
+    mpix_zcopy_shape_entry shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
+    int shape_count, next_shape;
+    int packing_decided;                     /* shapes decided with packing in their duels */
+    int packing_won;                         /* of those, decided on a packed way */
     struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
 } mpix_zcopy_process;
@@ -282,12 +287,14 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 
 /* ---- path choice (path.c) ------------------------------------------------------------ */
 
-/* The way (MPIX_ZCOPY_WAY_*) of a large message to a peer that can attach, among @ways
- * (a mask of them; those the send can take). *@timed: whether to time this send until
- * the receiver has the data and pass the time to mpix_zcopy_path_sample. */
+/* The way (MPIX_ZCOPY_WAY_*) of a large message to a peer that can attach whose
+ * datatype has no shape to learn on (a named type) or whose way is forced by
+ * MPIX_ZCOPY_METHOD: forced, or by the cost model; never timed (*@timed 0). @ways: a
+ * mask of those the send can take. The other sends learn per shape (shape.c). */
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed);
-void mpix_zcopy_path_sample(mpix_layout *layout, int way, double seconds);
-/* The learner's way among @ways (see path.c); *@decided: taken without a duel. */
+/* The learner's way among @ways (see path.c), *@timed: whether to time this send until
+ * the receiver has the data and pass the time to mpix_zcopy_learner_sample; *@decided:
+ * taken without a duel. */
 int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *timed, int *decided);
 void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds);
 /* A fresh learner's first @sends sends take @way, untimed; its duels begin after them. */
@@ -305,14 +312,19 @@ typedef struct mpix_zcopy_shape_ref {
     int entry;                   /* -1: none */
     unsigned generation;
 } mpix_zcopy_shape_ref;
-/* Whether a layout of this shape was found too fragmented (then *@ref names its entry);
- * never for a named type. */
-int mpix_zcopy_shape_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref);
-void mpix_zcopy_shape_remember_fragmented(mpix_zcopy_process *process, const mpix_type_shape *shape,
-                                          mpix_zcopy_shape_ref *ref);
-/* The MPI way of a send of the shape @ref names, learnt on its entry among @ways;
- * MPIX_ZCOPY_WAY_DATATYPE, untimed, once the entry holds another shape. */
-int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed);
+/* Whether this shape was sent before (then *@ref names its entry, and *@fragmented says
+ * whether it was found too fragmented for kernel copies); never for a named type. */
+int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref,
+                          int *fragmented);
+/* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
+ * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). */
+void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
+                               mpix_zcopy_shape_ref *ref);
+/* The way of a send of the shape @ref names, learnt on its entry among @ways (*@decided:
+ * taken without a duel); MPIX_ZCOPY_WAY_DATATYPE, untimed, once the entry holds another
+ * shape. */
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed,
+                         int *decided);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
  * (and a struct's contents, for a struct of at most 16 members): an indexed-family

@@ -442,8 +442,10 @@ static void count_send(mpix_zcopy_interposed *state, const mpix_zcopy_send *send
 {
     if (send->kind == MPIX_ZCOPY_RTS)
         state->sent_zero_copy++;
-    else
+    else {
         state->sent_plain++;
+        state->sent_packed += send->way == MPIX_ZCOPY_WAY_PACKED;
+    }
 }
 
 MPIX_API int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -585,8 +587,10 @@ MPIX_API int mpix_interpose_zcopy_finalize(void)
     if (state->verbose) {
         int rank = 0;
         (void)PMPI_Comm_rank(MPI_COMM_WORLD, &rank);   /* for the line only */
-        mpix_verbose_print("zcopy", "rank %d: %lu sends zero-copy (%lu staged), %lu through MPI; %lu receives zero-copy",
-                           rank, state->sent_zero_copy, state->staged_sends, state->sent_plain,
+        mpix_verbose_print("zcopy",
+                           "rank %d: %lu sends zero-copy (%lu staged), %lu through MPI (%lu packed); %lu receives "
+                           "zero-copy",
+                           rank, state->sent_zero_copy, state->staged_sends, state->sent_plain, state->sent_packed,
                            state->received_zero_copy);
     }
     if (state->staged_count)

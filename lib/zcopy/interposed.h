@@ -68,6 +68,7 @@ struct mpix_zcopy_interposed {
     MPI_Comm self_comm;           /* matched probes hand their messages over on it */
     struct mpix_interposed_message *messages;   /* interposed_probe.c */
     unsigned long sent_zero_copy, sent_plain, received_zero_copy, staged_sends;
+    unsigned long sent_packed;   /* of sent_plain: packed by this process (send.c) */
 };
 typedef struct mpix_zcopy_interposed mpix_zcopy_interposed;
 

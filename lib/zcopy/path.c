@@ -72,6 +72,22 @@ static double reference_time(const mpix_path_learner *learner, unsigned ways, in
     return best;
 }
 
+/* The way of @ways with the fastest median of FIRST_SAMPLES timed sends or more; the
+ * datatype when none has them. */
+static int fastest_known(const mpix_path_learner *learner, unsigned ways)
+{
+    int fastest = MPIX_ZCOPY_WAY_DATATYPE;
+    double best = 0;
+    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
+        const mpix_path_samples *samples = &learner->samples[way];
+        if (has_way(ways, way) && samples->count >= FIRST_SAMPLES && (best == 0 || median_of(samples) < best)) {
+            best = median_of(samples);
+            fastest = way;
+        }
+    }
+    return fastest;
+}
+
 /* Whether @way's last timed send took CLEAR times the reference of the others: a way
  * that slow leaves the duel after one timed send, which halves what a duel costs where
  * packing loses (on Open MPI the NAS MG x-face took 153-177 us a send packed, 90 with
@@ -173,8 +189,8 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
     int phase = learner->phase;
     learner->phase = phase + 1 >= learner->period ? 0 : phase + 1;
     int way = phase < duel_sends ? learner->duel[phase / BURST] : learner->taken;
-    if (!has_way(ways, way))   /* planned for ways this send cannot take */
-        return has_way(ways, learner->taken) ? learner->taken : MPIX_ZCOPY_WAY_DATATYPE;
+    if (!has_way(ways, way))   /* planned for ways this send cannot take: the best it can */
+        return has_way(ways, learner->taken) ? learner->taken : fastest_known(learner, ways);
     *timed = phase < duel_sends && phase % BURST != 0;
     *decided = phase >= duel_sends;
     return way;

@@ -131,9 +131,21 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
                     : PMPI_Isend(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm, &send->inner);
 }
 
-/* The program's own send, as it asked (an interposed send MPI takes). */
-static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag, int blocking)
+/* The program's own send, as it asked (an interposed send MPI takes), or packed (@way;
+ * blocking only), which its receive's datatype matches. */
+static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag, int blocking,
+                      int way)
 {
+    if (way == MPIX_ZCOPY_WAY_PACKED && blocking) {
+        char *packed;
+        int length, rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        rc = PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm);
+        free(packed);
+        send->zc->stats.sent_packed++;
+        return rc;
+    }
     return blocking ? PMPI_Send(buf, count, datatype, send->dest, tag, send->comm)
                     : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner);
 }
@@ -149,15 +161,18 @@ static int contiguous(MPI_Datatype datatype, int count, MPI_Count type_size, int
     return rc;
 }
 
-/* The ways this send can take: packing only for a blocking send while one thread calls
- * MPI at a time (the packed data follows the header as a message of its own,
- * send_inline) of at most INT_MAX bytes, and not for a program's own MPI_Send
- * (interposed: it sends as the program asked, without a header). */
+/* The ways this send can take. Packing only for a blocking send (a nonblocking one's
+ * packed copy would have to outlive the call) of at most INT_MAX bytes; the packed data
+ * follows the header as a message of its own (send_inline), so only while one thread
+ * calls MPI at a time. A program's own MPI_Send (interposed) has no header: packed, its
+ * bytes are its message, but its receiver cannot be asked to unpack them. */
 static unsigned ways_of(const mpix_zcopy_comm *zc, int blocking, int interposed, MPI_Count bytes)
 {
     unsigned ways = MPIX_ZCOPY_WAYS_ALL;
-    if (!blocking || interposed || !zc->one_caller || bytes > INT_MAX)
+    if (!blocking || bytes > INT_MAX || (!interposed && !zc->one_caller))
         ways &= ~MPIX_ZCOPY_WAYS_PACKING;
+    else if (interposed)
+        ways &= ~(1u << MPIX_ZCOPY_WAY_UNPACKED);
     return ways;
 }
 
@@ -171,15 +186,17 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
     zc->stats.sent_fragmented++;
     zc->stats.sent_by_shape += by_shape;
     zc->stats.sent[MPIX_ZCOPY_MPI]++;
-    if (send->interposed)
-        return send_plain(send, buf, count, datatype, tag, blocking);
     send->kind = MPIX_ZCOPY_MPI;
     int decided;
-    send->way = mpix_zcopy_shape_way(zc->process, &send->shape, ways & MPIX_ZCOPY_WAYS_MPI, &send->timed, &decided);
+    send->way = mpix_zcopy_shape_way(zc->process, &send->shape, send->interposed, ways & MPIX_ZCOPY_WAYS_MPI,
+                                     &send->timed, &decided);
     send->timed = send->timed && blocking;
-    if (send->timed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
+    /* An interposed send is timed until MPI_Send returns: no slot. */
+    if (send->timed && !send->interposed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
         send->timed = 0;   /* every slot taken: untimed */
     send->start = PMPI_Wtime();
+    if (send->interposed)
+        return send_plain(send, buf, count, datatype, tag, blocking, send->way);
     return send_inline(send, MPIX_ZCOPY_MPI, send->way, buf, count, datatype, tag, blocking);
 }
 
@@ -214,7 +231,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             return rc;
         if (!attachable || send->header.bytes <= zc->eager_bytes || is_contiguous) {
             zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
-            return send_plain(send, buf, count, datatype, tag, blocking);
+            return send_plain(send, buf, count, datatype, tag, blocking, MPIX_ZCOPY_WAY_DATATYPE);
         }
     } else if (zero_copy && !attachable)
         send->header.learn_address = (uintptr_t)entry;
@@ -261,7 +278,8 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     /* A shape whose sends go through MPI needs no layout (and no content key): only a
      * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
     if (by_shape) {
-        way = mpix_zcopy_shape_way(process, &send->shape, ways & ~MPIX_ZCOPY_WAYS_PACKING, &send->timed, &decided);
+        way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING, &send->timed,
+                                   &decided);
         if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
             if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
                 return rc;
@@ -289,7 +307,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     if (kind == MPIX_ZCOPY_RTS)
         return send_rts(send, buf, count, tag, blocking);
     if (interposed)
-        return send_plain(send, buf, count, datatype, tag, blocking);
+        return send_plain(send, buf, count, datatype, tag, blocking, way);
     return send_inline(send, MPIX_ZCOPY_MPI, way, buf, count, datatype, tag, blocking);
 }
 
@@ -385,7 +403,8 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
     if (send->slot_index >= 0)
         mpix_zcopy_slot_release(send->zc->process, send->slot_index);
     if (send->timed && rc == MPI_SUCCESS)   /* only sends a shape's learner chose are timed */
-        mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->way, PMPI_Wtime() - send->start);
+        mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->interposed, send->way,
+                                PMPI_Wtime() - send->start);
     if (send->has_view)
         mpix_layout_view_release(&send->view);
     send->slot_index = -1;

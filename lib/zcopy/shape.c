@@ -214,14 +214,14 @@ static int packing_deferred(const mpix_zcopy_process *process)
     return process->packing_decided >= PACKING_LOST_SHAPES && process->packing_won == 0;
 }
 
-int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed,
-                         int *decided)
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
+                         int *timed, int *decided)
 {
     int way = MPIX_ZCOPY_WAY_DATATYPE;
     *timed = *decided = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
-        mpix_path_learner *learner = &process->shapes[ref->entry].learner;
+        mpix_path_learner *learner = &process->shapes[ref->entry].learners[interposed != 0];
         int fresh = learner->period == 0, was_learning = fresh || learner->learning;
         if (fresh && (ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
@@ -235,10 +235,11 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
     return way;
 }
 
-void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds)
+void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
+                             double seconds)
 {
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation)
-        mpix_zcopy_learner_sample(&process->shapes[ref->entry].learner, way, seconds);
+        mpix_zcopy_learner_sample(&process->shapes[ref->entry].learners[interposed != 0], way, seconds);
     pthread_mutex_unlock(&shapes_lock);
 }

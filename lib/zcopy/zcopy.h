@@ -171,7 +171,10 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     unsigned generation;         /* bumped when the entry is reused */
-    mpix_path_learner learner;
+    /* The explicit calls' sends, timed until the receiver has the data, and the
+     * program's own (interposed.c), timed until MPI_Send returns and without the
+     * receiver's unpacking: neither way's figures are the other's. */
+    mpix_path_learner learners[2];
 } mpix_zcopy_shape_entry;
 
 typedef struct mpix_zcopy_process {
@@ -320,12 +323,14 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
  * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). */
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
                                mpix_zcopy_shape_ref *ref);
-/* The way of a send of the shape @ref names, learnt on its entry among @ways (*@decided:
+/* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
+ * on its entry among @ways (*@decided:
  * taken without a duel); MPIX_ZCOPY_WAY_DATATYPE, untimed, once the entry holds another
  * shape. */
-int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, unsigned ways, int *timed,
-                         int *decided);
-void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int way, double seconds);
+int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
+                         int *timed, int *decided);
+void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
+                             double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
  * (and a struct's contents, for a struct of at most 16 members): an indexed-family
  * type of at least 256 blocks averaging at most 32 bytes, or a struct of such types.

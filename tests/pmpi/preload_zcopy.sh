@@ -11,6 +11,9 @@
 #              rank that waits in a barrier with the receive posted);
 #   plain      no rank sent zero-copy (ranks on different virtual nodes, a Fortran
 #              binding loaded), and the data is still right;
+#   packed     MPIX_ZCOPY_METHOD=packed: no rank sent zero-copy, some sent their
+#              large non-contiguous messages packed (MPI_PACKED, which the program's
+#              receive datatype matches), and the data is still right;
 #   none       MPIX_PMPI=none: no zcopy line at all.
 vendor=$1 library=$2 program=$3 expect=$4
 shift 4
@@ -19,6 +22,7 @@ shift
 settings="LD_PRELOAD=$library MPIX_PMPI=zcopy MPIX_VERBOSE=1"
 case $expect in
 direct) settings="$settings MPIX_ZCOPY_METHOD=direct" ;;
+packed) settings="$settings MPIX_ZCOPY_METHOD=packed" ;;
 none) settings="LD_PRELOAD=$library MPIX_PMPI=none MPIX_VERBOSE=1" ;;
 esac
 pass_env=""
@@ -52,9 +56,13 @@ zero-copy | direct)
     fi ;;
 plain)
     [ "$zero_copy_ranks" -eq 0 ] || { echo "FAILED: zero-copy where none may be"; exit 1; } ;;
+packed)
+    packed=$(printf '%s\n' "$summary" | sed -n 's/.*(\([0-9]*\) packed).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+    [ "$zero_copy_ranks" -eq 0 ] && [ "$packed" -gt 0 ] || {
+        echo "FAILED: zero-copy, or nothing packed ($packed)"; exit 1; } ;;
 none)
     [ "$ranks" -eq 0 ] || { echo "FAILED: zcopy acted with MPIX_PMPI=none"; exit 1; } ;;
 *)
     echo "preload_zcopy.sh: unknown expectation $expect"; exit 2 ;;
 esac
-echo "preload_zcopy.sh: $expect: ok ($ranks ranks reporting, $staged staged)"
+echo "preload_zcopy.sh: $expect: ok ($ranks ranks reporting, $staged staged, ${packed:-0} packed)"

@@ -101,11 +101,13 @@ extern "C" {
  * @return MPI_SUCCESS or an error code raised on @p comm: an uncommitted or undecodable
  *         datatype is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or
  *         bad rank ::MPIX_ERRKIND_ARGUMENT naming the value.
- * @par Complexity first send of a (datatype, count): O(blocks) to flatten; afterwards
- *      O(1) to find the layout. Data: one copy, shared between receiver and sender for
- *      messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The path (zero-copy or MPI) for a
- *      memoized layout is learnt from the sender's own sends: both are sampled first,
- *      then one send in 32 samples the slower.
+ * @par Complexity first zero-copy send of a (datatype, count): O(blocks) to flatten;
+ *      afterwards O(1) to find the layout. Data: one copy, shared between receiver and
+ *      sender for messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The way (zero-copy, or
+ *      through MPI with the datatype, packed, or packed and unpacked) is learnt per
+ *      shape of datatype from the sender's own sends: a few sends each way, then the
+ *      fastest for a period of 64 to 4096 sends that opens with the next such duel; a
+ *      datatype whose shape goes through MPI is not flattened.
  */
 int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 

@@ -59,29 +59,19 @@ static double latest_of(const mpix_path_samples *samples)
     return samples->seconds[(samples->count - 1) % MPIX_PATH_SAMPLES];
 }
 
-/* The fastest median among @ways but @except with FIRST_SAMPLES timed sends; 0: none. */
-static double reference_time(const mpix_path_learner *learner, unsigned ways, int except)
-{
-    double best = 0;
-    for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
-        const mpix_path_samples *samples = &learner->samples[way];
-        if (has_way(ways, way) && way != except && samples->count >= FIRST_SAMPLES &&
-            (best == 0 || median_of(samples) < best))
-            best = median_of(samples);
-    }
-    return best;
-}
-
-/* The way of @ways with the fastest median of FIRST_SAMPLES timed sends or more; the
- * datatype when none has them. */
-static int fastest_known(const mpix_path_learner *learner, unsigned ways)
+/* The way of @ways with the fastest median of FIRST_SAMPLES timed sends or more, its
+ * median in *@time; the datatype, and 0, when none has them. */
+static int fastest_known(const mpix_path_learner *learner, unsigned ways, double *time)
 {
     int fastest = MPIX_ZCOPY_WAY_DATATYPE;
-    double best = 0;
+    *time = 0;
     for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
         const mpix_path_samples *samples = &learner->samples[way];
-        if (has_way(ways, way) && samples->count >= FIRST_SAMPLES && (best == 0 || median_of(samples) < best)) {
-            best = median_of(samples);
+        if (!has_way(ways, way) || samples->count < FIRST_SAMPLES)
+            continue;
+        double median = median_of(samples);
+        if (*time == 0 || median < *time) {
+            *time = median;
             fastest = way;
         }
     }
@@ -95,7 +85,8 @@ static int fastest_known(const mpix_path_learner *learner, unsigned ways)
 static int clearly_slower(const mpix_path_learner *learner, unsigned ways, int way)
 {
     const mpix_path_samples *samples = &learner->samples[way];
-    double reference = reference_time(learner, ways, way);
+    double reference;
+    (void)fastest_known(learner, ways & ~(1u << way), &reference);   /* the others' best */
     return samples->count > 0 && reference > 0 && latest_of(samples) > CLEAR * reference;
 }
 
@@ -189,8 +180,9 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
     int phase = learner->phase;
     learner->phase = phase + 1 >= learner->period ? 0 : phase + 1;
     int way = phase < duel_sends ? learner->duel[phase / BURST] : learner->taken;
+    double time;
     if (!has_way(ways, way))   /* planned for ways this send cannot take: the best it can */
-        return has_way(ways, learner->taken) ? learner->taken : fastest_known(learner, ways);
+        return has_way(ways, learner->taken) ? learner->taken : fastest_known(learner, ways, &time);
     *timed = phase < duel_sends && phase % BURST != 0;
     *decided = phase >= duel_sends;
     return way;

@@ -8,6 +8,10 @@
  *   - naive:      the same design with MPI_Barrier on the node as its synchronization and
  *                 the leader reducing the node alone (the baseline a hybrid design must beat);
  *   - MPI_*:      MPI_Allgather / MPI_Bcast / MPI_Allreduce.
+ * An allreduce reads its inputs in the call, and a program's contribution is new at every
+ * call: each allreduce iteration of every way first writes it (a copy of count doubles)
+ * where that way takes it, the send buffer or the process's slot, so no way reads inputs
+ * that stayed in every core's cache since the last call.
  * Each hybrid way gets a row against MPI_*. Under each table a note gives the first call
  * after setup (cold: the call a short program pays), slowest rank, for every way.
  * MPIX_HY_SPLIT=k runs virtual nodes of k ranks (multi-node paths on one machine). */
@@ -29,6 +33,7 @@ typedef struct hy_context {
     MPI_Comm comm;                  /* the benchmark's communicator (MPI_* way) */
     int count, rank, size;
     double *send, *receive;         /* MPI_* and MPIX_Hy_* inputs, MPI_* outputs */
+    const double *contribution;     /* what an allreduce iteration writes as its input */
     MPI_Win hy_win;                 /* MPIX_Hy_* operation */
     struct comm_package *handle;    /* Wrapper_* and naive */
     struct allgather_param *param;
@@ -38,6 +43,12 @@ typedef struct hy_context {
     int node_rank;
 } hy_context;
 
+/* This call's input of an allreduce, written where the way takes it. */
+static void contribute(const hy_context *c, double *input)
+{
+    memcpy(input, c->contribution, (size_t)c->count * sizeof(double));
+}
+
 static void run_hy(hy_context *c, int iterations)
 {
     for (int i = 0; i < iterations; i++)
@@ -45,8 +56,10 @@ static void run_hy(hy_context *c, int iterations)
             MPIX_Hy_allgather(MPI_IN_PLACE, c->hy_win);
         else if (c->kind == BCAST)
             MPIX_Hy_bcast(MPI_IN_PLACE, 0, c->hy_win);
-        else
+        else {
+            contribute(c, c->send);
             MPIX_Hy_allreduce(c->send, c->hy_win);
+        }
 }
 
 static void run_wrapper(hy_context *c, int iterations)
@@ -59,9 +72,11 @@ static void run_wrapper(hy_context *c, int iterations)
         else if (c->kind == BCAST)
             Wrapper_Hy_Bcast(&out, c->region, c->count, c->shmem_transtable, c->bridge_transtable, MPI_DOUBLE, 0,
                              c->handle);
-        else
+        else {
+            contribute(c, mine);
             Wrapper_Hy_Allreduce(c->region, &out, c->node_rank, c->count, MPI_DOUBLE, MPI_SUM, c->handle,
                                  c->region_win);
+        }
 }
 
 /* The paper's design with MPI_Barrier for every node synchronization. */
@@ -87,6 +102,7 @@ static void run_naive(hy_context *c, int iterations)
             if (several && !root_node)
                 MPI_Barrier(h->shmem_comm);
         } else {
+            contribute(c, c->region + (size_t)c->node_rank * m);
             MPI_Barrier(h->shmem_comm); /* every input is written, the last result read */
             double *node_sum = c->region + n * m;
             if (leader) {
@@ -111,8 +127,10 @@ static void run_mpi(hy_context *c, int iterations)
             MPI_Allgather(c->send, c->count, MPI_DOUBLE, c->receive, c->count, MPI_DOUBLE, c->comm);
         else if (c->kind == BCAST)
             MPI_Bcast(c->receive, c->count, MPI_DOUBLE, 0, c->comm);
-        else
+        else {
+            contribute(c, c->send);
             MPI_Allreduce(c->send, c->receive, c->count, MPI_DOUBLE, MPI_SUM, c->comm);
+        }
 }
 
 typedef struct way_context {
@@ -194,13 +212,15 @@ int bench_hy(const bench_options *options)
     hy_context c = { .comm = options->comm, .rank = options->rank, .size = options->size, .handle = &handle,
                      .param = &param };
     c.send = malloc(largest);
+    double *contribution = malloc(largest);
+    c.contribution = contribution;
     c.receive = malloc(largest * options->size);
     c.shmem_transtable = malloc(options->size * sizeof(int));
     c.bridge_transtable = malloc(options->size * sizeof(int));
     Wrapper_Get_transtable(options->comm, &handle, &c.shmem_transtable, &c.bridge_transtable);
     MPI_Comm_rank(handle.shmem_comm, &c.node_rank);
     for (long long i = 0; i < largest / 8; i++)
-        c.send[i] = i % 7;
+        c.send[i] = contribution[i] = i % 7;
     memset(c.receive, 0, largest * options->size);
 
     char label[160];
@@ -250,6 +270,7 @@ int bench_hy(const bench_options *options)
         bench_note(options, note);
     }
     free(c.send);
+    free(contribution);
     free(c.receive);
     free(c.shmem_transtable);
     free(c.bridge_transtable);

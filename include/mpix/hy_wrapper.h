@@ -48,9 +48,12 @@
  * root's node; elsewhere one step, the leaders' MPI_Bcast, one signal. Allgather: one
  * barrier (one step read by every process) on one node; with several, one step, the
  * leaders' exchange, one signal. Allreduce: up to `mpix_hy_small_bytes` (default 2048
- * bytes), one step, the leader reduces the node alone, one signal; above, one barrier,
- * every process reduces a slice, then one barrier on one node or one step and signal
- * around the leaders' MPI_Allreduce.
+ * bytes), on one node no barrier (every process publishes a copy of its slot's input on
+ * a cache line of its own and reduces all copies), on several one step, the leader
+ * reduces the node alone, one signal; above, one barrier, every process reduces a slice,
+ * then one barrier on one node or one step and signal around the leaders' MPI_Allreduce.
+ * Every call's inputs may be rewritten as soon as the call returns: no process reads
+ * another's slot after any process has returned.
  */
 #ifndef MPIX_HY_WRAPPER_H
 #define MPIX_HY_WRAPPER_H
@@ -89,7 +92,9 @@ void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_package *co
  * @param bsize bytes per element
  * @param flag  0: the allreduce/bcast layout; nprocs: the allgather layout (see the layout)
  * @param comm_handle from Wrapper_MPI_ShmemBridgeComm_create
- * @param[out] shmem_addr the region's start, the same memory on every process of the node
+ * @param[out] shmem_addr the region's start, the same memory on every process of the node,
+ *             on a cache-line boundary (64 bytes; the window's own base may lie before it,
+ *             as Open MPI places a shared segment 8 bytes past a line)
  * @param[out] winPtr the region's window; free it with MPI_Win_free or MPIX_Win_free
  */
 void Wrapper_MPI_Sharedmemory_alloc(int msize, int bsize, int flag, struct comm_package *comm_handle,

@@ -7,6 +7,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/hint.h"
+#include "common/lines.h"
 #include "common/relax.h"
 #include "common/topo.h"
 #include "spin/control.h"
@@ -22,7 +23,7 @@
  * (Open MPI; MPICH 0.38 against 0.51), 2.5 KiB 0.49 against 0.50 (MPICH 0.59 against
  * 0.55), 4 KiB 0.60 against 0.53 (MPICH 0.73 against 0.59). The step after 2 KiB is
  * glibc's memcpy changing method on this CPU, which the barrier-free path pays twice. */
-enum { LINE = 64, HEADER = 16, SPIN_POLLS = 20000 };
+enum { LINE = MPIX_LINE_BYTES, HEADER = 16, SPIN_POLLS = 20000 };
 
 /* Up to this many bytes an allreduce from a send buffer writes every input into the
  * slots (one node barrier less, one copy of half the vector more at 2 processes); above,
@@ -39,20 +40,34 @@ enum { LINE = 64, HEADER = 16, SPIN_POLLS = 20000 };
  *   result[p]: p's own copy of the result
  *   input[p]: p's fixed input area, for MPI_IN_PLACE
  * and once for the node: global[parity], the leader's combined result (several nodes).
+ * Process p's slots start small_stride bytes after p-1's (the wrapper layer keeps only
+ * the slots, sized for its largest small vector, in a window of its own).
  * A node barrier in place of the published call numbers measured slower at 2 processes
  * (0.19 against 0.10 us, 0.62 against 0.50 in the test VM's slow stretches), because
  * the barrier's line moves on top of the input's. */
-static size_t small_slot(const mpix_hy_op *op) { return op->small_slot; }
-static size_t small_per_process(const mpix_hy_op *op) { return 2 * small_slot(op) + 2 * op->small_data; }
+size_t mpix_hy_small_slot_bytes(size_t vector)
+{
+    return (HEADER + vector + LINE - 1) / LINE * LINE;
+}
 
 static char *small_slot_of(const mpix_hy_op *op, int process, unsigned parity)
 {
-    return op->base + process * small_per_process(op) + parity * small_slot(op);
+    return op->base + process * op->small_stride + parity * op->small_slot;
 }
 
 static char *small_global(const mpix_hy_op *op, unsigned parity)
 {
-    return op->base + op->hy->node_size * small_per_process(op) + parity * op->small_data;
+    return op->base + op->hy->node_size * op->small_stride + parity * op->small_data;
+}
+
+/* A peer that has a core of its own arrives within microseconds, and a yield costs more
+ * than MPI's whole small allreduce: poll long then. When the processes on this machine
+ * (every virtual node of it) outnumber its hardware threads, the peer may need this
+ * core: yield at once. */
+int mpix_hy_spin_polls(const mpix_hy_state *hy)
+{
+    mpix_locality where;
+    return mpix_topo_locality(&where) == MPI_SUCCESS && hy->machine_size <= where.pus ? SPIN_POLLS : 0;
 }
 
 /* The buffer's size, and the small-vector layout when the vector is small. */
@@ -64,15 +79,11 @@ static int allreduce_bytes(mpix_hy_op *op, MPI_Aint *bytes)
     MPI_Aint vector = (MPI_Aint)op->count * op->extent;
     op->small = vector <= small_bytes;
     op->small_data = ((size_t)vector + LINE - 1) / LINE * LINE;
-    op->small_slot = (HEADER + (size_t)vector + LINE - 1) / LINE * LINE;
-    /* A peer that has a core of its own arrives within microseconds, and a yield costs
-     * more than MPI's whole small allreduce: poll long then. When the processes on this
-     * machine (every virtual node of it) outnumber its hardware threads, the peer may
-     * need this core: yield at once. */
-    mpix_locality where;
-    op->spin_polls = mpix_topo_locality(&where) == MPI_SUCCESS && op->hy->machine_size <= where.pus ? SPIN_POLLS : 0;
+    op->small_slot = mpix_hy_small_slot_bytes((size_t)vector);
+    op->small_stride = 2 * op->small_slot + 2 * op->small_data;
+    op->spin_polls = mpix_hy_spin_polls(op->hy);
     op->inputs_in_slots = vector <= INPUTS_IN_SLOTS_BYTES;
-    *bytes = op->small ? (MPI_Aint)(node_size * small_per_process(op) + 2 * op->small_data)
+    *bytes = op->small ? (MPI_Aint)(node_size * op->small_stride + 2 * op->small_data)
                        : vector * (node_size + 1); /* node_size input slots, then the vector */
     return rc;
 }
@@ -93,8 +104,8 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
         return mpix_raise_comm(hy_comm, rc);
     op->op = reduction;
     if (op->small) {
-        char *mine = op->base + op->hy->node_rank * small_per_process(op);
-        op->small_result = mine + 2 * small_slot(op);
+        char *mine = op->base + op->hy->node_rank * op->small_stride;
+        op->small_result = mine + 2 * op->small_slot;
         op->small_input = op->small_result + op->small_data;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
             atomic_store((_Atomic uint32_t *)small_slot_of(op, op->hy->node_rank, parity), 0);
@@ -127,20 +138,22 @@ static void take_next_slot(const mpix_hy_op *op, unsigned parity)
     atomic_store_explicit(number, atomic_load_explicit(number, memory_order_relaxed), memory_order_relaxed);
     /* The vector is read only after the next call number is published: ask for its
      * lines in the writable state now. */
-    for (size_t line = LINE; line < small_slot(op); line += LINE)
+    size_t used = mpix_hy_small_slot_bytes((size_t)op->count * op->extent);
+    for (size_t line = LINE; line < used; line += LINE)
         __builtin_prefetch(slot + line, 1, 3);
 }
 
 /* Small vectors: publish the input with a call number, wait for every other process's,
- * and reduce all of them, in the same order everywhere, into this process's own copy.
+ * and reduce all of them, in the same order everywhere, into @into.
  * Two alternating slots replace the entry barrier: a process can write slot k+2 only
- * after every process published call k+1, i.e. finished reading call k. */
-static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
+ * after every process published call k+1, i.e. finished reading call k. The call number
+ * is published even when the input could not be copied: nobody is left waiting. */
+int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into)
 {
     mpix_hy_state *hy = op->hy;
     unsigned call = ++op->calls, parity = call & 1;
     char *mine = small_slot_of(op, hy->node_rank, parity);
-    int rc = mpix_hy_copy(op, mine + HEADER, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->count), synced;
+    int rc = mpix_hy_copy(op, mine + HEADER, input, op->count);
     atomic_store_explicit((_Atomic uint32_t *)mine, call, memory_order_release);
     for (int q = 0; q < hy->node_size; q++) {
         _Atomic uint32_t *published = (_Atomic uint32_t *)small_slot_of(op, q, parity);
@@ -150,11 +163,20 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
             mpix_backoff(poll, (unsigned long)op->spin_polls);
     }
     take_next_slot(op, parity ^ 1u);
-    if (rc == MPI_SUCCESS) /* the slots of one parity are small_per_process bytes apart */
-        rc = mpix_hy_reduce_all(op, small_slot_of(op, 0, parity) + HEADER, small_per_process(op), op->small_result);
+    if (rc == MPI_SUCCESS) /* the slots of one parity are small_stride bytes apart */
+        rc = mpix_hy_reduce_all(op, small_slot_of(op, 0, parity) + HEADER, op->small_stride, into);
+    return rc;
+}
+
+/* Small vectors through the publication slots; on several nodes the leader combines the
+ * nodes' results and hands the global one to its node. */
+static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
+{
+    mpix_hy_state *hy = op->hy;
+    int rc = mpix_hy_small_reduce(op, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->small_result), synced;
     if (hy->nodes == 1)
         return mpix_raise_win(win, rc);
-    char *global = small_global(op, parity);
+    char *global = small_global(op, op->calls & 1);
     if (hy->node_rank == 0) {
         if (rc == MPI_SUCCESS)
             rc = PMPI_Allreduce(MPI_IN_PLACE, op->small_result, op->count, op->datatype, op->op, hy->bridge_comm);

@@ -56,6 +56,7 @@ typedef struct mpix_hy_op {
     int spin_polls;            /* polls before yielding */
     size_t small_data;         /* vector bytes rounded to cache lines */
     size_t small_slot;         /* call number and vector, rounded to cache lines */
+    size_t small_stride;       /* from one process's slots to the next's */
     char *small_input;         /* this process's fixed input area (MPI_IN_PLACE) */
     char *small_result;        /* this process's copy of the result */
     /* allgather, leader, non-block placement: */
@@ -101,6 +102,15 @@ int mpix_hy_reduce_slice(const mpix_hy_op *op, const char *inputs, size_t stride
 
 /* Allreduce: the whole node reduction of @inputs (as above) into @into. */
 int mpix_hy_reduce_all(const mpix_hy_op *op, const char *inputs, size_t stride, char *into);
+
+/* Allreduce of small vectors without barriers (allreduce.c): the bytes of one process's
+ * publication slot (call number and @vector bytes, whole cache lines); polls before a
+ * waiting process yields; and the node reduction of every process's @input into @into,
+ * through slots op->small_slot bytes each, two per process, op->small_stride bytes
+ * apart from op->base, counted by op->calls. */
+size_t mpix_hy_small_slot_bytes(size_t vector);
+int mpix_hy_spin_polls(const mpix_hy_state *hy);
+int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
 
 /* The operation behind @win, checked to be of @kind; raises on @win otherwise. */
 int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op);

@@ -7,6 +7,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/keyval.h"
+#include "common/lines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +95,12 @@ int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_D
         return rc;
     }
     op->hy_comm = hy_comm; /* op is not NULL on any process here: it would have failed the agreement */
-    rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, hy->node_comm, &op->base, win);
+    rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? mpix_aligned_bytes(bytes, MPIX_LINE_BYTES) : 0, 1, MPI_INFO_NULL,
+                                  hy->node_comm, &op->base, win);
     if (rc == MPI_SUCCESS)
         rc = MPIX_Win_shared_query(*win, 0, &size, &unit, &op->base);
+    if (rc == MPI_SUCCESS) /* the layouts are in cache lines (common/lines.h) */
+        op->base = mpix_aligned(op->base, MPIX_LINE_BYTES);
     if (rc == MPI_SUCCESS && !(op->spin = mpix_spin_state_of(*win)))
         rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS)

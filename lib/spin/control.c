@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/keyval.h"
+#include "common/lines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,12 @@ int mpix_spin_attach(MPI_Win win, MPI_Comm comm, MPI_Info info)
         rc = PMPI_Comm_size(comm, &state->size);
     MPI_Aint bytes = (MPI_Aint)(sizeof(mpix_spin_block) + 2 * (size_t)state->size * sizeof(mpix_spin_word));
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_allocate_shared(state->rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, comm, &state->block,
-                                      &state->control_win);
+        rc = PMPI_Win_allocate_shared(state->rank == 0 ? mpix_aligned_bytes(bytes, MPIX_SPIN_STRIDE) : 0, 1,
+                                      MPI_INFO_NULL, comm, &state->block, &state->control_win);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Win_shared_query(state->control_win, 0, &size, &unit, &state->block);
+    if (rc == MPI_SUCCESS) /* words on pairs of lines of their own (common/lines.h) */
+        state->block = mpix_aligned(state->block, MPIX_SPIN_STRIDE);
     if (rc == MPI_SUCCESS && state->rank == 0)
         memset(state->block, 0, (size_t)bytes);
     if (rc == MPI_SUCCESS)

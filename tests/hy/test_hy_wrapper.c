@@ -229,6 +229,47 @@ static void allreduce_benchmark(MPI_Comm comm, int msg, const char *label)
     Wrapper_Comm_free(&comm_handle);
 }
 
+/* Allreduces back to back, as a solver's loop calls them: each process writes its next
+ * input into its slot as soon as a call returns and checks the result at once, with no
+ * other synchronization between calls. Two regions on one handle, one of a small vector
+ * (no barrier on one node) and one above the small-vector limit, take turns. */
+static void allreduce_back_to_back(MPI_Comm comm, const char *label)
+{
+    enum { REGIONS = 2, ROUNDS = 600 };
+    const int counts[REGIONS] = { 3, 512 };
+    struct comm_package comm_handle;
+    MPI_Win win[REGIONS];
+    double *start_addr[REGIONS], *local[REGIONS], *result_addr;
+    int rank, size, sharedmem_rank, wrong = 0, first_wrong = -1;
+    Wrapper_MPI_ShmemBridgeComm_create(comm, &comm_handle);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm_handle.shmem_comm, &sharedmem_rank);
+    for (int r = 0; r < REGIONS; r++) {
+        Wrapper_MPI_Sharedmemory_alloc(counts[r], sizeof(double), 0, &comm_handle, (void **)&start_addr[r], &win[r]);
+        Wrapper_Get_localpointer(start_addr[r], sharedmem_rank, counts[r] * sizeof(double), (void **)&local[r]);
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        int r = round % 3 == 2, msg = counts[r]; /* two small calls, then a large one */
+        for (int i = 0; i < msg; i++)
+            local[r][i] = (rank * 3 + i + round) % 11;
+        Wrapper_Hy_Allreduce(start_addr[r], (void **)&result_addr, sharedmem_rank, msg, MPI_DOUBLE, MPI_SUM,
+                             &comm_handle, win[r]);
+        for (int i = 0; i < msg; i++) {
+            double expected = 0;
+            for (int q = 0; q < size; q++)
+                expected += (q * 3 + i + round) % 11;
+            if (result_addr[i] != expected && wrong++ == 0)
+                first_wrong = round;
+        }
+    }
+    CHECK(wrong == 0, "%s: %d wrong elements in %d back-to-back allreduces, first in round %d", label, wrong, ROUNDS,
+          first_wrong);
+    for (int r = 0; r < REGIONS; r++)
+        MPI_Win_free(&win[r]);
+    Wrapper_Comm_free(&comm_handle);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -244,6 +285,8 @@ int main(int argc, char **argv)
         allreduce_benchmark(MPI_COMM_WORLD, sizes[s], "world");
         allreduce_benchmark(reversed, sizes[s], "reversed");
     }
+    allreduce_back_to_back(MPI_COMM_WORLD, "world");
+    allreduce_back_to_back(reversed, "reversed");
     bcast_rebuilt_types(MPI_COMM_WORLD);
     bcast_rebuilt_types(reversed);
     bad_arguments(MPI_COMM_WORLD);

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/keyval.h"
+#include "common/lines.h"
 #include "common/topo.h"
 #include "common/verbose.h"
 
@@ -214,4 +215,16 @@ MPIX_API int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm 
     *node = hy->node;
     *nodes = hy->nodes;
     return MPI_SUCCESS;
+}
+
+int mpix_hy_node_buffer(const mpix_hy_state *hy, MPI_Aint bytes, int disp_unit, void *base, MPI_Win *win)
+{
+    MPI_Aint size;
+    int unit, rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? mpix_aligned_bytes(bytes, MPIX_LINE_BYTES) : 0,
+                                            disp_unit, MPI_INFO_NULL, hy->node_comm, base, win);
+    if (rc == MPI_SUCCESS)
+        rc = MPIX_Win_shared_query(*win, 0, &size, &unit, base);
+    if (rc == MPI_SUCCESS) /* layouts in cache lines (common/lines.h) */
+        *(void **)base = mpix_aligned(*(void **)base, MPIX_LINE_BYTES);
+    return rc;
 }

@@ -33,6 +33,11 @@ mpix_hy_state *mpix_hy_state_of(MPI_Comm hy_comm);
  * a no-op otherwise. */
 void mpix_hy_place(const mpix_hy_state *hy, void *base, MPI_Aint bytes);
 
+/* Collective over the node: a shared window over hy->node_comm (MPIX_Win_allocate_shared,
+ * so with its spin block) holding @bytes in the leader's segment; *@base, on every
+ * process, the first cache line of it (common/lines.h). */
+int mpix_hy_node_buffer(const mpix_hy_state *hy, MPI_Aint bytes, int disp_unit, void *base, MPI_Win *win);
+
 enum { MPIX_HY_ALLGATHER, MPIX_HY_BCAST, MPIX_HY_ALLREDUCE };
 
 typedef struct mpix_hy_op {

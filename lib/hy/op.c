@@ -7,7 +7,6 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/keyval.h"
-#include "common/lines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +73,8 @@ int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, 
 int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_Datatype datatype,
                     mpix_hy_bytes_fn bytes_of, int argument_code, MPI_Win *win_out)
 {
-    MPI_Aint size, bytes = 0;
-    int unit, rc = argument_code, attached = 0;
+    MPI_Aint bytes = 0;
+    int rc = argument_code, attached = 0;
     mpix_hy_state *hy = mpix_hy_state_of(hy_comm);
     MPI_Win window = MPI_WIN_NULL, *win = &window;
 
@@ -95,12 +94,7 @@ int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_D
         return rc;
     }
     op->hy_comm = hy_comm; /* op is not NULL on any process here: it would have failed the agreement */
-    rc = MPIX_Win_allocate_shared(hy->node_rank == 0 ? mpix_aligned_bytes(bytes, MPIX_LINE_BYTES) : 0, 1, MPI_INFO_NULL,
-                                  hy->node_comm, &op->base, win);
-    if (rc == MPI_SUCCESS)
-        rc = MPIX_Win_shared_query(*win, 0, &size, &unit, &op->base);
-    if (rc == MPI_SUCCESS) /* the layouts are in cache lines (common/lines.h) */
-        op->base = mpix_aligned(op->base, MPIX_LINE_BYTES);
+    rc = mpix_hy_node_buffer(hy, bytes, 1, &op->base, win);
     if (rc == MPI_SUCCESS && !(op->spin = mpix_spin_state_of(*win)))
         rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS)

@@ -21,7 +21,6 @@
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/keyval.h"
-#include "common/lines.h"
 #include "spin/control.h"
 
 #include <mpix/hy_wrapper.h>
@@ -181,20 +180,15 @@ static int commutative(wrapper_state *state, MPI_Op op, int *answer)
 
 /* The window the layer synchronizes on, with the publication slots of small allreduces
  * in the leader's segment, their call numbers at 0 on every process. */
-static int open_sync(wrapper_state *state, MPI_Comm shmem_comm)
+static int open_sync(wrapper_state *state)
 {
     const mpix_hy_state *hy = state->hy;
     state->published_slot = state->small_bytes > 0 ? mpix_hy_small_slot_bytes((size_t)state->small_bytes) : 0;
     state->spin_polls = mpix_hy_spin_polls(hy);
-    MPI_Aint bytes = hy->node_rank == 0 ? (MPI_Aint)(2 * state->published_slot * hy->node_size) : 0, size;
-    int unit, rc = MPIX_Win_allocate_shared(mpix_aligned_bytes(bytes, MPIX_LINE_BYTES), 1, MPI_INFO_NULL, shmem_comm,
-                                            &state->published, &state->sync_win);
+    int rc = mpix_hy_node_buffer(hy, (MPI_Aint)(2 * state->published_slot * hy->node_size), 1, &state->published,
+                                 &state->sync_win);
     if (rc == MPI_SUCCESS && !(state->sync = mpix_spin_state_of(state->sync_win)))
         rc = MPI_ERR_INTERN;
-    if (rc == MPI_SUCCESS && state->published_slot)
-        rc = PMPI_Win_shared_query(state->sync_win, 0, &size, &unit, &state->published);
-    if (rc == MPI_SUCCESS) /* slots are whole cache lines (common/lines.h) */
-        state->published = mpix_aligned(state->published, MPIX_LINE_BYTES);
     if (rc == MPI_SUCCESS && state->published_slot) {
         char *mine = state->published + 2 * state->published_slot * hy->node_rank;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
@@ -235,7 +229,7 @@ MPIX_API void Wrapper_MPI_ShmemBridgeComm_create(MPI_Comm p_comm, struct comm_pa
     if (rc == MPI_SUCCESS && !(state->hy = mpix_hy_state_of(state->hy_comm)))
         rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS)
-        rc = open_sync(state, comm_handle->shmem_comm);
+        rc = open_sync(state);
     if (rc == MPI_SUCCESS)
         rc = mpix_comm_attr_set(comm_handle->shmem_comm, &wrapper_keyval, state);
     if ((rc = mpix_agree(p_comm, rc)) != MPI_SUCCESS) {
@@ -260,8 +254,7 @@ MPIX_API void Wrapper_MPI_Sharedmemory_alloc(int msize, int bsize, int flag, str
     wrapper_state *state = state_of(comm_handle, "Wrapper_MPI_Sharedmemory_alloc");
     if (!state)
         return;
-    int node_rank, unit, rc = MPI_SUCCESS;
-    MPI_Aint size;
+    int rc = MPI_SUCCESS;
     long long elements = flag == 0 ? (long long)(comm_handle->shmemcomm_size + 2) * msize + 1
                                    : (long long)msize * flag;
     if (msize < 0 || bsize <= 0 || flag < 0)
@@ -274,17 +267,11 @@ MPIX_API void Wrapper_MPI_Sharedmemory_alloc(int msize, int bsize, int flag, str
         raise_on(comm_handle, rc);
         return;
     }
+    /* The region starts on a cache line: slots of whole lines share none. */
     MPI_Aint bytes = (MPI_Aint)(elements * bsize);
-    if ((rc = PMPI_Comm_rank(comm_handle->shmem_comm, &node_rank)) == MPI_SUCCESS)
-        rc = MPIX_Win_allocate_shared(node_rank == 0 ? mpix_aligned_bytes(bytes, MPIX_LINE_BYTES) : 0, bsize,
-                                      MPI_INFO_NULL, comm_handle->shmem_comm, shmem_addr, winPtr);
+    rc = mpix_hy_node_buffer(hy_of(state), bytes, bsize, shmem_addr, winPtr);
     if (rc == MPI_SUCCESS)
-        rc = MPIX_Win_shared_query(*winPtr, 0, &size, &unit, shmem_addr);
-    /* The region starts on a cache line (common/lines.h): slots of whole lines share none. */
-    if (rc == MPI_SUCCESS)
-        *shmem_addr = mpix_aligned(*shmem_addr, MPIX_LINE_BYTES);
-    if (rc == MPI_SUCCESS)
-        mpix_hy_place(hy_of(state), *shmem_addr, node_rank == 0 ? bytes : 0);
+        mpix_hy_place(hy_of(state), *shmem_addr, bytes);
     raise_on(comm_handle, rc);
 }
 

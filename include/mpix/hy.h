@@ -54,7 +54,8 @@ extern "C" {
  * @param[out] hy_comm the hybrid communicator
  * @return MPI_SUCCESS or an error code raised on @p comm (a malformed split value is an
  *         MPIX_ERRKIND_BAD_HINT error naming it).
- * @par Complexity two MPI_Comm_split_type/MPI_Comm_split and one MPI_Allgather.
+ * @par Complexity two MPI_Comm_split_type/MPI_Comm_split and one MPI_Allgather; one
+ *      MPI_Comm_dup more where nodes trade small allreduce sums (see MPIX_Hy_allreduce).
  */
 int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm);
 
@@ -160,7 +161,10 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  *      reduces count/(node size) elements over all node inputs, then a third barrier
  *      (one node) or a node step, one MPI_Allreduce among leaders and one signal; at or
  *      below it no barrier, each process reduces all count elements into its own copy,
- *      and several nodes add one MPI_Allreduce among leaders and one signal.
+ *      and several nodes add one message step, in which some processes of each node trade
+ *      node sums with other nodes (each with at most 2), and one publication of what they
+ *      received; with more than twice as many other nodes as the smallest node has
+ *      processes, one MPI_Allreduce among leaders and one signal instead.
  */
 int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win);
 

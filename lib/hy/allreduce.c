@@ -23,7 +23,7 @@
  * (Open MPI; MPICH 0.38 against 0.51), 2.5 KiB 0.49 against 0.50 (MPICH 0.59 against
  * 0.55), 4 KiB 0.60 against 0.53 (MPICH 0.73 against 0.59). The step after 2 KiB is
  * glibc's memcpy changing method on this CPU, which the barrier-free path pays twice. */
-enum { LINE = MPIX_LINE_BYTES, HEADER = 16, SPIN_POLLS = 20000 };
+enum { LINE = MPIX_LINE_BYTES, HEADER = MPIX_HY_SLOT_HEADER, SPIN_POLLS = 20000 };
 
 /* Up to this many bytes an allreduce from a send buffer writes every input into the
  * slots (one node barrier less, one copy of half the vector more at 2 processes); above,
@@ -39,7 +39,8 @@ enum { LINE = MPIX_LINE_BYTES, HEADER = 16, SPIN_POLLS = 20000 };
  *                     0.05-0.1 us faster than with the vector on the next line, 4 KiB the same)
  *   result[p]: p's own copy of the result
  *   input[p]: p's fixed input area, for MPI_IN_PLACE
- * and once for the node: global[parity], the leader's combined result (several nodes).
+ * and once for the node: global[parity], the leader's combined result (several nodes),
+ * or where the node's processes trade node sums, sums[parity][node] (node_sums.c).
  * Process p's slots start small_stride bytes after p-1's (the wrapper layer keeps only
  * the slots, sized for its largest small vector, in a window of its own).
  * A node barrier in place of the published call numbers measured slower at 2 processes
@@ -83,8 +84,12 @@ static int allreduce_bytes(mpix_hy_op *op, MPI_Aint *bytes)
     op->small_stride = 2 * op->small_slot + 2 * op->small_data;
     op->spin_polls = mpix_hy_spin_polls(op->hy);
     op->inputs_in_slots = vector <= INPUTS_IN_SLOTS_BYTES;
-    *bytes = op->small ? (MPI_Aint)(node_size * op->small_stride + 2 * op->small_data)
+    *bytes = op->small ? (MPI_Aint)(node_size * op->small_stride + 2 * op->small_data +
+                                    mpix_hy_node_sums_bytes(op->hy, op->small_slot))
                        : vector * (node_size + 1); /* node_size input slots, then the vector */
+    if (rc == MPI_SUCCESS && op->small && op->hy->exchange_comm != MPI_COMM_NULL &&
+        !(op->node_sum = malloc((size_t)vector + 1)))
+        rc = MPI_ERR_NO_MEM;
     return rc;
 }
 
@@ -109,6 +114,8 @@ MPIX_API int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype 
         op->small_input = op->small_result + op->small_data;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
             atomic_store((_Atomic uint32_t *)small_slot_of(op, op->hy->node_rank, parity), 0);
+        op->sums = small_global(op, 2); /* past both globals */
+        mpix_hy_node_sums_reset(op);
         if ((rc = mpix_agree(hy_comm, mpix_spin_barrier(op->spin))) != MPI_SUCCESS) {
             MPIX_Win_free(win);
             return mpix_raise_comm(hy_comm, rc);
@@ -168,12 +175,16 @@ int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into)
     return rc;
 }
 
-/* Small vectors through the publication slots; on several nodes the leader combines the
- * nodes' results and hands the global one to its node. */
+/* Small vectors through the publication slots; on several nodes the node's processes
+ * trade node sums (node_sums.c), or where each would trade with too many nodes the
+ * leader combines the nodes' results and hands the global one to its node. */
 static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
 {
     mpix_hy_state *hy = op->hy;
-    int rc = mpix_hy_small_reduce(op, sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf, op->small_result), synced;
+    const void *input = sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf;
+    if (hy->exchange_comm != MPI_COMM_NULL)
+        return mpix_raise_win(win, mpix_hy_small_reduce_nodes(op, input, op->small_result));
+    int rc = mpix_hy_small_reduce(op, input, op->small_result), synced;
     if (hy->nodes == 1)
         return mpix_raise_win(win, rc);
     char *global = small_global(op, op->calls & 1);

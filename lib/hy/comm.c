@@ -27,6 +27,9 @@ static int free_state(mpix_hy_state *hy)
         rc = freed;
     if (hy->bridge_comm != MPI_COMM_NULL && (freed = PMPI_Comm_free(&hy->bridge_comm)) != MPI_SUCCESS && rc == MPI_SUCCESS)
         rc = freed;
+    if (hy->exchange_comm != MPI_COMM_NULL && (freed = PMPI_Comm_free(&hy->exchange_comm)) != MPI_SUCCESS &&
+        rc == MPI_SUCCESS)
+        rc = freed;
     free(hy->node_of);
     free(hy->node_rank_of);
     free(hy->node_sizes);
@@ -154,7 +157,7 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     if (rc == MPI_SUCCESS && !hy_comm)
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Hy_comm_create: hy_comm is NULL");
     if (hy)
-        hy->node_comm = hy->bridge_comm = MPI_COMM_NULL;
+        hy->node_comm = hy->bridge_comm = hy->exchange_comm = MPI_COMM_NULL;
     if ((rc = mpix_agree(comm, rc)) != MPI_SUCCESS) {
         if (hy)
             free_state(hy);
@@ -179,6 +182,8 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     if (rc == MPI_SUCCESS)
         rc = build_tables(comm, hy);
     if (rc == MPI_SUCCESS)
+        rc = mpix_hy_exchange_open(comm, hy);
+    if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_dup(comm, hy_comm);
     if (rc == MPI_SUCCESS && (rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy)) != MPI_SUCCESS)
         (void)PMPI_Comm_free(hy_comm); /* cleanup: rc is the error to report */
@@ -186,9 +191,12 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
         free_state(hy);
         return mpix_raise_comm(comm, rc);
     }
-    mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement",
+    mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement; small allreduce: %s",
                  split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
-                 hy->block ? "block" : "non-block (reordered)");
+                 hy->block ? "block" : "non-block (reordered)",
+                 hy->nodes == 1 ? "one node"
+                 : hy->exchange_comm != MPI_COMM_NULL ? "MPIX_Hy_* trades node sums, Wrapper_* leaders combine"
+                                                      : "leaders combine");
     return MPI_SUCCESS;
 }
 

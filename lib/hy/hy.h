@@ -8,6 +8,13 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* Nodes a process trades node sums with at most (node_sums.c). */
+enum { MPIX_HY_EXCHANGE_PEERS_MAX = 2 };
+
+/* A publication slot of the small allreduce: its call number, then from this offset on
+ * (aligned for any predefined type) the vector. */
+enum { MPIX_HY_SLOT_HEADER = 16 };
+
 typedef struct mpix_hy_state {
     MPI_Comm node_comm, bridge_comm; /* bridge: MPI_COMM_NULL on non-leaders */
     int rank, size;                  /* in the hybrid communicator */
@@ -23,6 +30,11 @@ typedef struct mpix_hy_state {
     int block;                       /* node j holds ranks member_offset[j] .. member_offset[j+1]-1 */
     int numa_os_index;               /* numa split: the domain whose memory holds the node's
                                         buffers (OS index); -1 otherwise */
+    /* Small allreduce on several nodes (node_sums.c): */
+    MPI_Comm exchange_comm;          /* a private duplicate for trading node sums; MPI_COMM_NULL
+                                        where the leaders' allreduce serves instead */
+    int exchange_peers;              /* nodes this process trades node sums with */
+    int peer_node[MPIX_HY_EXCHANGE_PEERS_MAX], peer_rank[MPIX_HY_EXCHANGE_PEERS_MAX];
 } mpix_hy_state;
 
 /* The state hung on @hy_comm, or NULL. */
@@ -64,6 +76,9 @@ typedef struct mpix_hy_op {
     size_t small_stride;       /* from one process's slots to the next's */
     char *small_input;         /* this process's fixed input area (MPI_IN_PLACE) */
     char *small_result;        /* this process's copy of the result */
+    char *sums;                /* several nodes, exchange_comm: two parities of one slot per
+                                  node, for the node sums received (node_sums.c) */
+    char *node_sum;            /* there: this process's private copy of its node's sum */
     /* allgather, leader, non-block placement: */
     char *pack;
     MPI_Datatype *node_types;
@@ -116,6 +131,22 @@ int mpix_hy_reduce_all(const mpix_hy_op *op, const char *inputs, size_t stride, 
 size_t mpix_hy_small_slot_bytes(size_t vector);
 int mpix_hy_spin_polls(const mpix_hy_state *hy);
 int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
+
+/* Small allreduce on several nodes by trading node sums (node_sums.c).
+ * mpix_hy_exchange_open: at hybrid communicator creation, after the rank tables, decide
+ * whether the trade serves (hy->exchange_comm, a duplicate of @comm, or MPI_COMM_NULL)
+ * and with whom this process trades. Collective over @comm.
+ * mpix_hy_node_sums_bytes: the bytes of the node's received-sums area for slots of
+ * @slot bytes (0 where the trade does not serve).
+ * mpix_hy_node_sums_reset: zero the call numbers of the slots this process writes,
+ * before the node's first call (behind a barrier).
+ * mpix_hy_small_reduce_nodes: mpix_hy_small_reduce into op->node_sum, the trade with
+ * this process's peers, their sums published to the node in op->sums, and every node's
+ * sum folded in node order into @into: the same bits on every process. */
+int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy);
+size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot);
+void mpix_hy_node_sums_reset(const mpix_hy_op *op);
+int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into);
 
 /* The operation behind @win, checked to be of @kind; raises on @win otherwise. */
 int mpix_hy_op_of(MPI_Win win, int kind, const char *call, mpix_hy_op **op);

@@ -27,6 +27,8 @@ int mpix_hy_op_release(mpix_hy_op *op)
     free(op->counts);
     free(op->displs);
     free(op->pack);
+    free(op->node_sum);
+    op->node_sum = NULL;
     op->node_types = op->send_types = NULL;
     op->counts = op->displs = NULL;
     op->pack = NULL;
@@ -90,7 +92,8 @@ int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_D
         rc = bytes_of(op, &bytes);
     /* One bad argument on one process is an error on all, never a hang in the allocation. */
     if ((rc = mpix_agree(hy_comm, rc)) != MPI_SUCCESS) {
-        free(op);
+        if (op)
+            free_op(op);
         return rc;
     }
     op->hy_comm = hy_comm; /* op is not NULL on any process here: it would have failed the agreement */
@@ -105,7 +108,7 @@ int mpix_hy_op_open(mpix_hy_op *op, MPI_Comm hy_comm, int kind, int count, MPI_D
         if (*win != MPI_WIN_NULL)
             MPIX_Win_free(win); /* frees @op where it hangs on the window */
         if (!attached)
-            free(op);
+            free_op(op);
         return rc;
     }
     *win_out = window;

@@ -191,12 +191,13 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
         free_state(hy);
         return mpix_raise_comm(comm, rc);
     }
+    const char *small_way = hy->nodes == 1 ? "one node"
+                            : hy->exchange_comm == MPI_COMM_NULL ? "leaders combine"
+                            : hy->nodes > 2 ? "node sums traded"
+                                            : "MPIX_Hy_* trades node sums, Wrapper_* leaders combine";
     mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement; small allreduce: %s",
                  split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
-                 hy->block ? "block" : "non-block (reordered)",
-                 hy->nodes == 1 ? "one node"
-                 : hy->exchange_comm != MPI_COMM_NULL ? "MPIX_Hy_* trades node sums, Wrapper_* leaders combine"
-                                                      : "leaders combine");
+                 hy->block ? "block" : "non-block (reordered)", small_way);
     return MPI_SUCCESS;
 }
 

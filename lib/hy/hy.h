@@ -142,7 +142,8 @@ int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
  * before the node's first call (behind a barrier).
  * mpix_hy_small_reduce_nodes: mpix_hy_small_reduce into op->node_sum, the trade with
  * this process's peers, their sums published to the node in op->sums, and every node's
- * sum folded in node order into @into: the same bits on every process. */
+ * sum folded in node order into @into: the same bits on every process. With @into NULL
+ * the process only trades (a caller whose node's leader alone folds, then signals). */
 int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy);
 size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot);
 void mpix_hy_node_sums_reset(const mpix_hy_op *op);

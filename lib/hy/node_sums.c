@@ -11,7 +11,7 @@
  * cores, 8-byte MPIX_Hy_allreduce, runs alternated: 4 nodes of 4 (one partner) 1.88-1.99
  * us against 2.53-2.56 us for the leaders' way, 2 nodes of 8 1.74-1.83 against
  * 1.89-1.95; 8 nodes of 2 (four partners, in a build that allowed them) 2.94-3.01 against
- * 2.74 us. The Wrapper_* layer keeps the leaders' way (wrapper.c). */
+ * 2.74 us. The Wrapper_* layer trades on more than two nodes only (wrapper.c). */
 #include "hy.h"
 #include "common/relax.h"
 
@@ -70,9 +70,10 @@ void mpix_hy_node_sums_reset(const mpix_hy_op *op)
 }
 
 /* Receives land in the slots directly. The slots of one parity are free when a call
- * starts: every process of the node read them two calls ago, before it published the
- * last call's input, which this process saw. Messages of a pair of processes match in
- * call order (one tag, one communicator), and a message only lands once received here. */
+ * starts: every process of the node that folds (all, or with @into NULL elsewhere only
+ * the leader) read them two calls ago, before it published the last call's input, which
+ * this process saw. Messages of a pair of processes match in call order (one tag, one
+ * communicator), and a message only lands once received here. */
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
 {
     mpix_hy_state *hy = op->hy;
@@ -99,6 +100,8 @@ int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
     for (int peer = 0; peer < hy->exchange_peers; peer++)
         atomic_store_explicit((_Atomic uint32_t *)sum_slot(op, hy->peer_node[peer], parity), call,
                               memory_order_release);
+    if (!into)
+        return rc;
     for (int node = 0; node < hy->nodes; node++) {
         if (node == hy->node)
             continue;

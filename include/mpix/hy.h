@@ -164,7 +164,8 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  *      and several nodes add one message step, in which some processes of each node trade
  *      node sums with other nodes (each with at most 2), and one publication of what they
  *      received; with more than twice as many other nodes as the smallest node has
- *      processes, one MPI_Allreduce among leaders and one signal instead.
+ *      processes, or more processes than hardware threads on a machine, one
+ *      MPI_Allreduce among leaders and one signal instead.
  */
 int MPIX_Hy_allreduce(const void *sendbuf, MPI_Win win);
 

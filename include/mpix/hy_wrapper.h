@@ -52,7 +52,8 @@
  * a cache line of its own and reduces all copies); on more than two nodes the same
  * publication, then some processes of each node trade node sums with other nodes (one
  * message step, at most 2 nodes each) and the leader folds them, one signal; on two nodes
- * (or with more than twice as many other nodes as a node has processes) one step, the
+ * (or with more than twice as many other nodes as a node has processes, or more
+ * processes than hardware threads on a machine) one step, the
  * leader reduces the node alone, one signal; above, one barrier, every process reduces a slice,
  * then one barrier on one node or one step and signal around the leaders' MPI_Allreduce.
  * Every call's inputs may be rewritten as soon as the call returns: no process reads

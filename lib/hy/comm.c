@@ -141,7 +141,10 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     mpix_hy_state *hy = calloc(1, sizeof *hy);
     int rc = hy ? mpix_hint_get(info, MPIX_HINT_HY_SPLIT, &split) : MPI_ERR_NO_MEM;
     long long virtual_node_ranks = 0;
+    int small_nodes = 0; /* a testing setting: the small allreduce's way across nodes */
 
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_NODES, &small_nodes);
     /* Virtual nodes (a testing setting) stand in for a split nobody asked for. */
     if (rc == MPI_SUCCESS && !split.present)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_VIRTUAL_NODE_RANKS, &virtual_node_ranks);
@@ -182,7 +185,7 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     if (rc == MPI_SUCCESS)
         rc = build_tables(comm, hy);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hy_exchange_open(comm, hy);
+        rc = mpix_hy_exchange_open(comm, hy, small_nodes);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_dup(comm, hy_comm);
     if (rc == MPI_SUCCESS && (rc = mpix_comm_attr_set(*hy_comm, &hy_keyval, hy)) != MPI_SUCCESS)

@@ -135,7 +135,8 @@ int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
 /* Small allreduce on several nodes by trading node sums (node_sums.c).
  * mpix_hy_exchange_open: at hybrid communicator creation, after the rank tables, decide
  * whether the trade serves (hy->exchange_comm, a duplicate of @comm, or MPI_COMM_NULL)
- * and with whom this process trades. Collective over @comm.
+ * and with whom this process trades; @way is mpix_hy_small_nodes' keyword index (auto,
+ * trade, leaders). Collective over @comm.
  * mpix_hy_node_sums_bytes: the bytes of the node's received-sums area for slots of
  * @slot bytes (0 where the trade does not serve).
  * mpix_hy_node_sums_reset: zero the call numbers of the slots this process writes,
@@ -144,7 +145,7 @@ int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
  * this process's peers, their sums published to the node in op->sums, and every node's
  * sum folded in node order into @into: the same bits on every process. With @into NULL
  * the process only trades (a caller whose node's leader alone folds, then signals). */
-int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy);
+int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way);
 size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot);
 void mpix_hy_node_sums_reset(const mpix_hy_op *op);
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into);

@@ -7,13 +7,13 @@
  * Against the leaders' MPI_Allreduce (log2 nodes message steps, then a signal to the
  * node) this is one message step and one publication. It serves where every process has
  * at most EXCHANGE_PEERS_MAX nodes to trade with and no machine is oversubscribed; with
- * more partners a process sends and receives serially, and the leaders' allreduce serves. Measured with 16 ranks on 16
- * cores, 8-byte MPIX_Hy_allreduce, runs alternated: 4 nodes of 4 (one partner) 1.88-1.99
- * us against 2.53-2.56 us for the leaders' way, 2 nodes of 8 1.74-1.83 against
- * 1.89-1.95; 8 nodes of 2 (four partners, in a build that allowed them) 2.94-3.01 against
- * 2.74 us. The Wrapper_* layer trades on more than two nodes only (wrapper.c). */
+ * more partners a process sends and receives serially, and the leaders' allreduce
+ * serves. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce, runs alternated:
+ * 4 nodes of 4 (one partner) 1.88-1.99 us against 2.53-2.56 us for the leaders' way,
+ * 2 nodes of 8 1.74-1.83 against 1.89-1.95; 8 nodes of 2 (four partners, in a build that
+ * allowed them) 2.94-3.01 against 2.74 us. The Wrapper_* layer trades on more than two
+ * nodes only (wrapper.c). */
 #include "hy.h"
-#include "common/hint.h"
 #include "common/relax.h"
 
 #include <stdatomic.h>
@@ -32,13 +32,12 @@ static int trader(const mpix_hy_state *hy, int node, int offset)
 
 enum { WAY_AUTO, WAY_TRADE, WAY_LEADERS }; /* keyword order of mpix_hy_small_nodes */
 
-int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy)
+int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
 {
-    int way, rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_HY_SMALL_NODES, &way);
     hy->exchange_comm = MPI_COMM_NULL;
     hy->exchange_peers = 0;
-    if (rc != MPI_SUCCESS || hy->nodes < 2 || way == WAY_LEADERS)
-        return rc;
+    if (hy->nodes < 2)
+        return MPI_SUCCESS;
     /* A process trades with (nodes - 1) / its node's size nodes, rounded up; the same
      * tables give the same answer on every process. */
     for (int node = 0; node < hy->nodes; node++)
@@ -49,8 +48,9 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy)
      * yielding): 4 ranks as 2 nodes on 2 cores, 8 B, 94-275 us traded against 24-28 us by
      * the leaders (Open MPI 5.1 against 6.4 us). Every process must choose alike, and
      * machines differ: agreed over @comm. */
-    int fits = way == WAY_TRADE || mpix_hy_spin_polls(hy) > 0, all_fit = 0;
-    if ((rc = PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS || !all_fit)
+    int fits = way == WAY_TRADE || (way == WAY_AUTO && mpix_hy_spin_polls(hy) > 0), all_fit = 0;
+    int rc = PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS || !all_fit)
         return rc;
     for (int offset = 1; offset < hy->nodes; offset++) {
         if (trader(hy, hy->node, offset) != hy->node_rank)

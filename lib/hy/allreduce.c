@@ -8,7 +8,6 @@
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/lines.h"
-#include "common/relax.h"
 #include "common/topo.h"
 #include "spin/control.h"
 
@@ -161,14 +160,9 @@ int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into)
     unsigned call = ++op->calls, parity = call & 1;
     char *mine = small_slot_of(op, hy->node_rank, parity);
     int rc = mpix_hy_copy(op, mine + HEADER, input, op->count);
-    atomic_store_explicit((_Atomic uint32_t *)mine, call, memory_order_release);
-    for (int q = 0; q < hy->node_size; q++) {
-        _Atomic uint32_t *published = (_Atomic uint32_t *)small_slot_of(op, q, parity);
-        /* Spinning long pays here: the writers are the node's other processes, each a
-         * call away from publishing. */
-        for (unsigned long poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
-            mpix_backoff(poll, (unsigned long)op->spin_polls);
-    }
+    mpix_hy_publish(mine, call);
+    for (int q = 0; q < hy->node_size; q++)
+        mpix_hy_await(op, small_slot_of(op, q, parity), call);
     take_next_slot(op, parity ^ 1u);
     if (rc == MPI_SUCCESS) /* the slots of one parity are small_stride bytes apart */
         rc = mpix_hy_reduce_all(op, small_slot_of(op, 0, parity) + HEADER, op->small_stride, into);

@@ -3,10 +3,13 @@
 #ifndef MPIX_HY_STATE_H
 #define MPIX_HY_STATE_H
 
+#include "common/relax.h"
 #include "spin/control.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Nodes a process trades node sums with at most (node_sums.c). */
 enum { MPIX_HY_EXCHANGE_PEERS_MAX = 2 };
@@ -131,6 +134,20 @@ int mpix_hy_reduce_all(const mpix_hy_op *op, const char *inputs, size_t stride, 
 size_t mpix_hy_small_slot_bytes(size_t vector);
 int mpix_hy_spin_polls(const mpix_hy_state *hy);
 int mpix_hy_small_reduce(mpix_hy_op *op, const void *input, void *into);
+
+/* A publication slot's call number: stored with release once the slot's vector is
+ * written; awaited with acquire, polling op->spin_polls times before yielding (the
+ * writers are the node's other processes, each a call away from publishing). */
+static inline void mpix_hy_publish(char *slot, unsigned call)
+{
+    atomic_store_explicit((_Atomic uint32_t *)slot, call, memory_order_release);
+}
+
+static inline void mpix_hy_await(const mpix_hy_op *op, char *slot, unsigned call)
+{
+    for (unsigned long poll = 0; atomic_load_explicit((_Atomic uint32_t *)slot, memory_order_acquire) != call; poll++)
+        mpix_backoff(poll, (unsigned long)op->spin_polls);
+}
 
 /* Small allreduce on several nodes by trading node sums (node_sums.c).
  * mpix_hy_exchange_open: at hybrid communicator creation, after the rank tables, decide

@@ -14,7 +14,6 @@
  * allowed them) 2.94-3.01 against 2.74 us. The Wrapper_* layer trades on more than two
  * nodes only (wrapper.c). */
 #include "hy.h"
-#include "common/relax.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -110,17 +109,12 @@ int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
         rc = step;
     /* Published even after a failure: nobody is left waiting. */
     for (int peer = 0; peer < hy->exchange_peers; peer++)
-        atomic_store_explicit((_Atomic uint32_t *)sum_slot(op, hy->peer_node[peer], parity), call,
-                              memory_order_release);
+        mpix_hy_publish(sum_slot(op, hy->peer_node[peer], parity), call);
     if (!into)
         return rc;
-    for (int node = 0; node < hy->nodes; node++) {
-        if (node == hy->node)
-            continue;
-        _Atomic uint32_t *published = (_Atomic uint32_t *)sum_slot(op, node, parity);
-        for (unsigned long poll = 0; atomic_load_explicit(published, memory_order_acquire) != call; poll++)
-            mpix_backoff(poll, (unsigned long)op->spin_polls);
-    }
+    for (int node = 0; node < hy->nodes; node++)
+        if (node != hy->node)
+            mpix_hy_await(op, sum_slot(op, node, parity), call);
     /* Node sums in node order, as every process of every node folds them: the same bits
      * everywhere. */
     for (int node = 0; node < hy->nodes && rc == MPI_SUCCESS; node++) {

@@ -213,7 +213,8 @@ static int open_sync(wrapper_state *state)
         char *mine = state->published + 2 * state->published_slot * hy->node_rank;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
             atomic_store((_Atomic uint32_t *)(mine + parity * state->published_slot), 0);
-        mpix_hy_op sums = { .hy = state->hy, .sums = state->published + slots, .small_slot = state->published_slot };
+        mpix_hy_op sums = { .hy = state->hy };
+        set_small_layout(state, &sums);
         mpix_hy_node_sums_reset(&sums);
         int allocated = hy->exchange_comm == MPI_COMM_NULL || (state->node_sum = malloc((size_t)state->small_bytes))
                             ? MPI_SUCCESS : MPI_ERR_NO_MEM;

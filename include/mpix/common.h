@@ -101,8 +101,8 @@ int MPIX_Info_validate(MPI_Info info);
  * The names, what each counts and its scope are listed in the module manuals and in
  * `mpix_common(3)`'s table:
  * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
- *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`
- *   (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
+ *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`,
+ *   `sent_deferred` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
  *   found too fragmented before, sent without reading its constructors),
  *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
  *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,

@@ -36,6 +36,12 @@ int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
     return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
 }
 
+double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout)
+{
+    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
+    return layout->bytes > 0 ? (costs->direct < costs->staged ? costs->direct : costs->staged) / layout->bytes : 0;
+}
+
 /* The median of the ring's samples (the upper one of an even count). */
 static double median_of(const mpix_path_samples *samples)
 {
@@ -134,6 +140,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
                      : has_way(ways, MPIX_ZCOPY_WAY_DATATYPE) ? MPIX_ZCOPY_WAY_DATATYPE
                                                               : __builtin_ctz(ways);
     learner->duel_ways = 0;
+    learner->deferred = 0;
     for (int i = 0; i < MPIX_ZCOPY_WAYS; i++)
         if (has_way(ways, duel_order[i]) && duel_order[i] != learner->taken)
             learner->duel[learner->duel_ways++] = duel_order[i];
@@ -188,10 +195,19 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
     return way;
 }
 
+int mpix_zcopy_learner_lost(const mpix_path_learner *learner, int way)
+{
+    const mpix_path_samples *taken = &learner->samples[learner->taken], *samples = &learner->samples[way];
+    if (learner->learning || way == learner->taken || taken->count < FIRST_SAMPLES || samples->count == 0)
+        return 0;
+    double time = samples->count >= FIRST_SAMPLES ? median_of(samples) : latest_of(samples);
+    return time > CLEAR * median_of(taken);
+}
+
 void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends)
 {
     /* A cycle without a duel, past its phase 0 so that the next send does not plan. */
-    *learner = (mpix_path_learner){ .taken = way, .phase = 1, .period = sends + 1 };
+    *learner = (mpix_path_learner){ .taken = way, .phase = 1, .period = sends + 1, .deferred = 1 };
 }
 
 void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds)

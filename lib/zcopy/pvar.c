@@ -11,6 +11,7 @@ static const mpix_pvar_counter counters[] = {
     { "sent_fragmented", offsetof(mpix_zcopy_stats, sent_fragmented) },
     { "sent_by_shape", offsetof(mpix_zcopy_stats, sent_by_shape) },
     { "sent_slower", offsetof(mpix_zcopy_stats, sent_slower) },
+    { "sent_deferred", offsetof(mpix_zcopy_stats, sent_deferred) },
     { "sent_packed", offsetof(mpix_zcopy_stats, sent_packed) },
     { "sent_unpacked", offsetof(mpix_zcopy_stats, sent_unpacked) },
     { "pulled_direct", offsetof(mpix_zcopy_stats, pulled_direct) },

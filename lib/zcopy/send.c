@@ -187,9 +187,9 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
     zc->stats.sent_by_shape += by_shape;
     zc->stats.sent[MPIX_ZCOPY_MPI]++;
     send->kind = MPIX_ZCOPY_MPI;
-    int decided;
+    int decided, deferred;
     send->way = mpix_zcopy_shape_way(zc->process, &send->shape, send->interposed, ways & MPIX_ZCOPY_WAYS_MPI,
-                                     &send->timed, &decided);
+                                     &send->timed, &decided, &deferred);
     send->timed = send->timed && blocking;
     /* An interposed send is timed until MPI_Send returns: no slot. */
     if (send->timed && !send->interposed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
@@ -254,7 +254,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         if (!found && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
             (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
             found = fragmented = 1;
-            mpix_zcopy_shape_remember(process, &shape, 1, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, 0, &send->shape);
         }
         if (rc != MPI_SUCCESS)
             return rc;
@@ -267,25 +267,29 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             return rc;
         send->has_view = 1;
         if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
-            mpix_zcopy_shape_remember(process, &shape, 1, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, 0, &send->shape);
             return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
         }
         if (by_shape)
-            mpix_zcopy_shape_remember(process, &shape, 0, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 0, mpix_zcopy_kernel_ns_per_byte(zc, send->view.layout),
+                                      &send->shape);
         else
             way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
     }
     /* A shape whose sends go through MPI needs no layout (and no content key): only a
      * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
     if (by_shape) {
+        int deferred;
         way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING, &send->timed,
-                                   &decided);
+                                   &decided, &deferred);
         if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
             if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
                 return rc;
             send->has_view = 1;
         }
-        if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY)
+        if (deferred)
+            zc->stats.sent_deferred++;
+        else if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY)
             zc->stats.sent_slower++;
     }
     int kind = way == MPIX_ZCOPY_WAY_ZERO_COPY ? MPIX_ZCOPY_RTS : MPIX_ZCOPY_MPI;

@@ -179,7 +179,7 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
 }
 
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               mpix_zcopy_shape_ref *ref)
+                               double kernel_ns_per_byte, mpix_zcopy_shape_ref *ref)
 {
     ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
@@ -196,6 +196,8 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
             process->shape_count++;
     }
     process->shapes[at].fragmented |= fragmented;
+    if (kernel_ns_per_byte > 0)
+        process->shapes[at].kernel_ns_per_byte = kernel_ns_per_byte;
     *ref = (mpix_zcopy_shape_ref){ at, process->shapes[at].generation };
     pthread_mutex_unlock(&shapes_lock);
 }
@@ -209,26 +211,66 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
  * its time on Open MPI. Under shapes_lock. */
 enum { PACKING_LOST_SHAPES = 2, DEFERRED_SENDS = 64 };
 
+static int has_zero_copy(unsigned ways) { return (ways >> MPIX_ZCOPY_WAY_ZERO_COPY) & 1u; }
+
 static int packing_deferred(const mpix_zcopy_process *process)
 {
     return process->packing_decided >= PACKING_LOST_SHAPES && process->packing_won == 0;
 }
 
+/* Zero-copy's first messages of a layout cost the most (its first sends also wait for
+ * the receiver to read the sender's layout), and a duel gives it a burst of them even
+ * where it loses by far: on the development VM (Open MPI 4.1) 20 round trips of a vector
+ * of 256 B blocks took 33 ms by zcopy against 8 ms by MPI_Send, four of them 6-8 ms
+ * each, the duel's zero-copy burst. A layout whose kernel copy the cost model prices
+ * above that of a shape on which zero-copy lost by CLEAR (path.c) loses too: the kernel
+ * charges per block, MPI's datatype engine far less. So a new shape priced at least as
+ * high as the cheapest lost one (and above the costliest won one) defers zero-copy by
+ * DEFERRED_SENDS sends through MPI with the datatype, after which its duels take it in
+ * as ever: a wrong guess costs the speed of those sends only. Under shapes_lock. */
+static int zero_copy_deferred(const mpix_zcopy_process *process, const mpix_zcopy_shape_entry *entry)
+{
+    double price = entry->kernel_ns_per_byte;
+    return price > 0 && process->zero_copy_lost_at > 0 && price >= process->zero_copy_lost_at &&
+           price > process->zero_copy_won_at;
+}
+
+/* What a learner decided between zero-copy and the datatype tells of the shape's price. */
+static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_entry *entry,
+                           const mpix_path_learner *learner)
+{
+    double price = entry->kernel_ns_per_byte;
+    if (price <= 0 || !has_zero_copy(learner->ways) || learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0)
+        return;
+    if (learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY) {
+        if (price > process->zero_copy_won_at)
+            process->zero_copy_won_at = price;
+    } else if (mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_ZERO_COPY) &&
+               (process->zero_copy_lost_at == 0 || price < process->zero_copy_lost_at))
+        process->zero_copy_lost_at = price;
+}
+
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                         int *timed, int *decided)
+                         int *timed, int *decided, int *deferred)
 {
     int way = MPIX_ZCOPY_WAY_DATATYPE;
-    *timed = *decided = 0;
+    *timed = *decided = *deferred = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
-        mpix_path_learner *learner = &process->shapes[ref->entry].learners[interposed != 0];
+        mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
+        mpix_path_learner *learner = &entry->learners[interposed != 0];
         int fresh = learner->period == 0, was_learning = fresh || learner->learning;
-        if (fresh && (ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process))
+        if (fresh && (((ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process)) ||
+                      (has_zero_copy(ways) && zero_copy_deferred(process, entry))))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
         way = mpix_zcopy_learner_choose(learner, ways, timed, decided);
-        if (was_learning && !learner->learning && learner->period > 0 && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {
-            process->packing_decided++;
-            process->packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
+        *deferred = learner->deferred && has_zero_copy(ways);
+        if (was_learning && !learner->learning && learner->period > 0) {
+            if (learner->ways & MPIX_ZCOPY_WAYS_PACKING) {
+                process->packing_decided++;
+                process->packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
+            }
+            note_zero_copy(process, entry, learner);
         }
     }
     pthread_mutex_unlock(&shapes_lock);

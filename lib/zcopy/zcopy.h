@@ -48,6 +48,7 @@ typedef struct mpix_path_learner {
     mpix_path_samples samples[MPIX_ZCOPY_WAYS];
     int phase, period;           /* place in the cycle of a duel and decided sends */
     int learning;                /* the cycle is a duel only */
+    int deferred;                /* the cycle is mpix_zcopy_learner_defer's, before any duel */
     int taken;                   /* the way taken until the next duel, and the duel's last */
     int duel[MPIX_ZCOPY_WAYS];   /* the cycle's duel: a burst of each of these ways */
     int duel_ways;
@@ -170,6 +171,7 @@ enum { MPIX_ZCOPY_SHAPES = 64 };   /* shapes remembered, each with its learner *
 typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
+    double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the
@@ -200,6 +202,9 @@ typedef struct mpix_zcopy_process {
     int shape_count, next_shape;
     int packing_decided;                     /* shapes decided with packing in their duels */
     int packing_won;                         /* of those, decided on a packed way */
+    /* shape.c: the cost model's kernel ns per byte of the cheapest shape on which
+     * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
+    double zero_copy_lost_at, zero_copy_won_at;
     struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
 } mpix_zcopy_process;
@@ -226,6 +231,7 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
     unsigned long sent_by_shape;      /* of sent_fragmented: its shape known so, no key built */
     unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
+    unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
     unsigned long pulled_direct, pulled_staged;
@@ -302,10 +308,15 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
 void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds);
 /* A fresh learner's first @sends sends take @way, untimed; its duels begin after them. */
 void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends);
+/* Whether a decided learner's @way was CLEAR times slower than the way it took. */
+int mpix_zcopy_learner_lost(const mpix_path_learner *learner, int way);
 /* A way forced by MPIX_ZCOPY_METHOD, or -1. */
 int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways);
 /* Whether MPI's datatype engine clearly beats both kernel copies for @layout. */
 int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout);
+/* The cost model's kernel copy of @layout (the cheaper of direct and staged), in
+ * nanoseconds per byte: what orders layouts by how well zero-copy can do. */
+double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout);
 
 /* ---- shapes found too fragmented (shape.c) ------------------------------------------- */
 
@@ -320,15 +331,16 @@ typedef struct mpix_zcopy_shape_ref {
 int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref,
                           int *fragmented);
 /* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
- * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). */
+ * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @kernel_ns_per_byte:
+ * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed. */
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               mpix_zcopy_shape_ref *ref);
+                               double kernel_ns_per_byte, mpix_zcopy_shape_ref *ref);
 /* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
- * on its entry among @ways (*@decided:
- * taken without a duel); MPIX_ZCOPY_WAY_DATATYPE, untimed, once the entry holds another
- * shape. */
+ * on its entry among @ways (*@decided: taken without a duel; *@deferred: through MPI
+ * because zero-copy waits, a cheaper shape having lost it); MPIX_ZCOPY_WAY_DATATYPE,
+ * untimed, once the entry holds another shape. */
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                         int *timed, int *decided);
+                         int *timed, int *decided, int *deferred);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes

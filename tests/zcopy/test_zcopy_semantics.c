@@ -310,8 +310,15 @@ static void path_learning(int rank, int zero_copy)
          * of at most 4 sends each way (the first period without), so of 88 sends 2 to 8
          * went the other way while learning and at most 8 more after it. */
         unsigned long slower = rts < mpi ? rts : mpi;
-        CHECK(rts + mpi == SENDS && !strncmp(way, "zzzzmm", 6) && slower >= 2 && slower <= 16,
-              "of %d sends %lu zero-copy, %lu MPI: %s", SENDS, rts, mpi, way);
+        /* Unless an earlier layout of this process, priced lower, lost zero-copy clearly:
+         * then the first 64 sends go through MPI and the duel starts after them. */
+        unsigned long deferred = after.sent_deferred - before.sent_deferred;
+        if (deferred > 0)
+            CHECK(deferred == 64 && rts + mpi == SENDS && strspn(way, "m") >= 64 && !strncmp(way + 64, "zzzzmm", 6),
+                  "of %d sends %lu deferred, %lu zero-copy, %lu MPI: %s", SENDS, deferred, rts, mpi, way);
+        else
+            CHECK(rts + mpi == SENDS && !strncmp(way, "zzzzmm", 6) && slower >= 2 && slower <= 16,
+                  "of %d sends %lu zero-copy, %lu MPI: %s", SENDS, rts, mpi, way);
     }
     MPI_Type_free(&type);
     free(buffer);

@@ -270,6 +270,69 @@ static void allreduce_back_to_back(MPI_Comm comm, const char *label)
     Wrapper_Comm_free(&comm_handle);
 }
 
+/* A user operation: the elementwise maximum of doubles, commutative. */
+static void user_max(void *in, void *inout, int *length, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *length; i++)
+        if (((double *)in)[i] > ((double *)inout)[i])
+            ((double *)inout)[i] = ((double *)in)[i];
+}
+
+/* Small allreduces back to back on one handle whose datatype, count and operation change
+ * from call to call (a repeated call reuses the last one's set-up): sums and maxima of
+ * doubles, of 1 and 3 elements, sums of 2 ints, and a user operation, each result
+ * checked against the inputs every process wrote. Each count and type has a region of
+ * its own: in one region the slots of a longer vector would cover the last call's
+ * result, which a slower process may still be reading. */
+static void allreduce_alternating(MPI_Comm comm, const char *label)
+{
+    enum { ROUNDS = 400, REGIONS = 3 };
+    struct comm_package comm_handle;
+    MPI_Win win[REGIONS];
+    MPI_Op user;
+    char *start_addr[REGIONS], *local;
+    void *result_addr;
+    int rank, size, sharedmem_rank, wrong = 0, first_wrong = -1;
+    MPI_Op_create(user_max, 1, &user);
+    Wrapper_MPI_ShmemBridgeComm_create(comm, &comm_handle);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm_handle.shmem_comm, &sharedmem_rank);
+    const int counts[REGIONS] = { 1, 3, 2 }, sizes[REGIONS] = { sizeof(double), sizeof(double), sizeof(int) };
+    for (int r = 0; r < REGIONS; r++)
+        Wrapper_MPI_Sharedmemory_alloc(counts[r], sizes[r], 0, &comm_handle, (void **)&start_addr[r], &win[r]);
+    for (int round = 0; round < ROUNDS; round++) {
+        int step = round % 7; /* runs of equal calls, and changes of every kind */
+        int r = step == 2 || step == 3 ? 1 : step == 4 ? 2 : 0, count = counts[r], is_int = r == 2;
+        MPI_Op op = step == 1 ? MPI_MAX : step == 5 ? user : MPI_SUM;
+        size_t vector = (size_t)count * (is_int ? sizeof(int) : sizeof(double));
+        Wrapper_Get_localpointer(start_addr[r], sharedmem_rank, (int)vector, (void **)&local);
+        for (int i = 0; i < count; i++)
+            if (is_int)
+                ((int *)local)[i] = (rank * 5 + i + round) % 13;
+            else
+                ((double *)local)[i] = (rank * 3 + i + round) % 11;
+        Wrapper_Hy_Allreduce(start_addr[r], &result_addr, sharedmem_rank, count, is_int ? MPI_INT : MPI_DOUBLE, op,
+                             &comm_handle, win[r]);
+        for (int i = 0; i < count; i++) {
+            double expected = 0, got = is_int ? ((int *)result_addr)[i] : ((double *)result_addr)[i];
+            for (int q = 0; q < size; q++) {
+                double input = is_int ? (q * 5 + i + round) % 13 : (q * 3 + i + round) % 11;
+                expected = op == MPI_SUM ? expected + input : (q == 0 || input > expected ? input : expected);
+            }
+            if (got != expected && wrong++ == 0)
+                first_wrong = round;
+        }
+    }
+    CHECK(wrong == 0, "%s: %d wrong elements in %d alternating allreduces, first in round %d", label, wrong, ROUNDS,
+          first_wrong);
+    for (int r = 0; r < REGIONS; r++)
+        MPI_Win_free(&win[r]);
+    Wrapper_Comm_free(&comm_handle);
+    MPI_Op_free(&user);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -287,6 +350,8 @@ int main(int argc, char **argv)
     }
     allreduce_back_to_back(MPI_COMM_WORLD, "world");
     allreduce_back_to_back(reversed, "reversed");
+    allreduce_alternating(MPI_COMM_WORLD, "world");
+    allreduce_alternating(reversed, "reversed");
     bcast_rebuilt_types(MPI_COMM_WORLD);
     bcast_rebuilt_types(reversed);
     bad_arguments(MPI_COMM_WORLD);

@@ -11,6 +11,7 @@
 typedef struct bench_options {
     int csv;             /* machine-readable output */
     int quick;           /* short version: fewer sizes and repetitions */
+    int threads;         /* --threads: MPI was started with MPI_THREAD_MULTIPLE */
     int warmup;          /* untimed samples before the timed ones */
     int hugepages;       /* message buffers on transparent huge pages (bench_buffer_alloc) */
     int repetitions;     /* timed samples; each sample is the max over ranks */

@@ -197,6 +197,35 @@ static void interposed_way(void *context, int iterations)
     with_calls(context, iterations, mpix_interpose_zcopy_send, mpix_interpose_zcopy_recv);
 }
 
+/* The halo pattern: each of ranks 0 and 1 posts its receive from the other, then its
+ * send to it, and waits for both (MPI_Waitall), both directions at once. */
+typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int irecv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+static void with_halo(app_context *c, int iterations, isend_fn *isend, irecv_fn *irecv)
+{
+    for (int i = 0; i < iterations; i++, c->round++) {
+        MPI_Datatype send_type, receive_type;
+        void *send_base, *receive_base;
+        c->kernel->build(c, 0, &send_type, &send_base);
+        c->kernel->build(c, 1, &receive_type, &receive_base);
+        for (int m = 0; m < c->kernel->messages && c->rank < 2; m++) {
+            MPI_Request requests[2];
+            irecv(receive_base, 1, receive_type, 1 - c->rank, m, c->comm, &requests[0]);
+            isend(send_base, 1, send_type, 1 - c->rank, m, c->comm, &requests[1]);
+            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        }
+        MPI_Type_free(&send_type);
+        MPI_Type_free(&receive_type);
+    }
+}
+
+static void zcopy_halo(void *context, int iterations)
+{
+    with_halo(context, iterations, MPIX_Isend_zcopy, MPIX_Irecv_zcopy);
+}
+static void datatype_halo(void *context, int iterations) { with_halo(context, iterations, MPI_Isend, MPI_Irecv); }
+
 /* MPICH 4.0 refuses MPI_Pack and MPI_Unpack at MPI_BOTTOM (a null buffer): a type of
  * absolute addresses is packed from a real address with the type shifted back by it. */
 static void off_bottom(MPI_Datatype *type, void **base, void *anchor)
@@ -358,6 +387,53 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     MPI_Comm_free(&interposed.comm);
 }
 
+/* The kernel as a halo exchange, nonblocking: first iteration of each way alone, then
+ * interleaved samples. */
+static void run_halo(const bench_options *options, const app_kernel *kernel)
+{
+    app_context c, fresh;
+    int size = setup_context(options, kernel, &c);
+    size_t moved = 2 * (size_t)kernel->messages * size;
+    bench_options unwarmed = *options, once = *options;
+    unwarmed.warmup = once.warmup = 0;
+    once.repetitions = 1;
+    char label[192];
+    bench_stats cold_zcopy = bench_time(&once, zcopy_halo, &c, 1);
+    setup_context(options, kernel, &fresh);
+    bench_stats cold_datatype = bench_time(&once, datatype_halo, &fresh, 1);
+    free_context(&fresh);
+    MPI_Comm_free(&fresh.comm);
+    snprintf(label, sizeof label, "%s, halo (Isend/Irecv/Waitall): first iteration vs MPI datatype", kernel->name);
+    bench_row(options, "zcopy-halo", label, moved, cold_zcopy, cold_datatype);
+    int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);
+    iterations = iterations < 1 ? 1 : iterations > 50 ? 50 : iterations;
+    bench_stats zcopy_time, datatype_time;
+    bench_time_pair(&unwarmed, zcopy_halo, &c, datatype_halo, &c, iterations, &zcopy_time, &datatype_time);
+    snprintf(label, sizeof label, "%s, halo (Isend/Irecv/Waitall) vs MPI datatype", kernel->name);
+    bench_row(options, "zcopy-halo", label, moved, zcopy_time, datatype_time);
+    free_context(&c);
+    MPI_Comm_free(&c.comm);
+}
+
+/* The nonblocking table: where the calls can run (MPI_THREAD_MULTIPLE; not MPICH before
+ * 4.1, lib/zcopy/request.c), every kernel as a halo exchange. */
+static void halo_table(const bench_options *options)
+{
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+    bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, this MPI refuses the nonblocking calls");
+    return;
+#endif
+    if (!options->threads) {
+        bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, needs mpix-bench --threads");
+        return;
+    }
+    bench_heading(options, "zcopy-halo", "MPIX_Isend/Irecv_zcopy + MPI_Waitall", "MPI_Isend/Irecv + MPI_Waitall");
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        run_halo(options, &kernels[k]);
+    bench_note(options, "both ranks post a receive and a send and wait for both; datatypes built and freed "
+                        "every iteration; nothing warmed up");
+}
+
 int bench_zcopy_apps(const bench_options *options)
 {
     bench_heading(options, "zcopy-apps", "MPIX_Send/Recv_zcopy", "the named alternative");
@@ -368,5 +444,6 @@ int bench_zcopy_apps(const bench_options *options)
         run_kernel(options, &kernels[k]);
     bench_note(options, "each iteration builds, uses and frees its datatypes; nothing warmed up; "
                         "first iteration: each way's first, alone");
+    halo_table(options);
     return 0;
 }

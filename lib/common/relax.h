@@ -19,17 +19,23 @@ enum { MPIX_BACKOFF_SPINS = 64 };
 
 /* The one backoff of every polling wait in mpix: the pause before look @poll (0, 1, ...)
  * at a word another process writes. @spins looks spin (the writer runs on another core
- * and answers within a cache-line transfer), the next 20000 yield (ranks may outnumber
+ * and answers within a cache-line transfer), the next @yields yield (ranks may outnumber
  * cores and the writer may need this one), then 20 us naps, so a long wait does not
  * burn a core. Waits that can sleep on a futex stop polling before the naps. */
-static inline void mpix_backoff(unsigned long poll, unsigned long spins)
+static inline void mpix_backoff_phases(unsigned long poll, unsigned long spins, unsigned long yields)
 {
     if (poll < spins)
         mpix_cpu_relax();
-    else if (poll < spins + 20000)
+    else if (poll < spins + yields)
         sched_yield();
     else
         nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+}
+
+/* A process's own waits: 20000 yields between the spins and the naps. */
+static inline void mpix_backoff(unsigned long poll, unsigned long spins)
+{
+    mpix_backoff_phases(poll, spins, 20000);
 }
 
 #endif

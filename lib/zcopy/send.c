@@ -280,8 +280,11 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
      * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
     if (by_shape) {
         int deferred;
-        way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING, &send->timed,
-                                   &decided, &deferred);
+        if (blocking)
+            way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
+                                       &send->timed, &decided, &deferred);
+        else
+            way = mpix_zcopy_shape_peek(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING, &deferred);
         if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
             if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
                 return rc;

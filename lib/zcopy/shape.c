@@ -277,6 +277,26 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
     return way;
 }
 
+int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
+                          int *deferred)
+{
+    int way = has_zero_copy(ways) ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
+    *deferred = 0;
+    pthread_mutex_lock(&shapes_lock);
+    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
+        const mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
+        const mpix_path_learner *learner = &entry->learners[interposed != 0];
+        if (learner->period > 0 && !learner->learning && ((ways >> learner->taken) & 1u)) {
+            way = learner->taken;   /* decided (or deferred) by the blocking sends */
+            *deferred = learner->deferred && has_zero_copy(ways);
+        }
+        else if (has_zero_copy(ways) && zero_copy_deferred(process, entry))
+            way = MPIX_ZCOPY_WAY_DATATYPE, *deferred = 1;
+    }
+    pthread_mutex_unlock(&shapes_lock);
+    return way;
+}
+
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds)
 {

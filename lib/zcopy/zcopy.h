@@ -341,6 +341,13 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
  * untimed, once the entry holds another shape. */
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred);
+/* The way of a nonblocking send of the shape @ref names: its learner's decision, else
+ * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
+ * else the datatype. Nonblocking sends are not timed (their time is the program's), so
+ * they read the learner and leave its duels to the blocking sends: driving them, every
+ * other burst of four went the other way for good. */
+int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
+                          int *deferred);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes

@@ -220,61 +220,46 @@ static int receive_unfitting(MPI_Message *message, int length, void *buf, int co
     return rc;
 }
 
-int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
-                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
+/* What a receive does once its message is in (header filled, data where the message
+ * put it; @rc the receive's code): check it is zcopy's, act on its kind, set @status. */
+static int receive_finish(mpix_zcopy_comm *zc, const MPI_Status *matched, mpix_zcopy_header *header, int length,
+                          int fits, int rc, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                          MPI_Status *status)
 {
-    MPI_Count type_size, capacity;
-    mpix_zcopy_header header = { 0 };
-    int length, rc = PMPI_Type_size_x(datatype, &type_size);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    MPI_Count type_size = 0, capacity;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_size_x(datatype, &type_size);
     capacity = type_size * count;
-    if ((rc = PMPI_Get_count(matched, MPI_BYTE, &length)) != MPI_SUCCESS)
-        return rc;
-    /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
-    int fits = length >= (int)sizeof header && length - (MPI_Count)sizeof header <= capacity;
-    if (length == (int)sizeof header) /* a header alone: no type around the caller's to commit */
-        rc = PMPI_Mrecv(&header, sizeof header, MPI_BYTE, message, MPI_STATUS_IGNORE);
-    else if (fits) {
-        MPI_Datatype posted;
-        if ((rc = mpix_zcopy_message_type(&header, buf, count, datatype, &posted)) == MPI_SUCCESS) {
-            rc = PMPI_Mrecv(MPI_BOTTOM, 1, posted, message, MPI_STATUS_IGNORE);
-            int free_rc = PMPI_Type_free(&posted);
-            if (rc == MPI_SUCCESS)
-                rc = free_rc;
-        }
-    } else
-        rc = receive_unfitting(message, length, buf, count, datatype, &header, comm);
-    if (rc == MPI_SUCCESS && (length < (int)sizeof header || header.magic != MPIX_ZCOPY_MAGIC))
+    if (rc == MPI_SUCCESS && (length < (int)sizeof *header || header->magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
                         "MPIX_Send_zcopy",
                         matched->MPI_SOURCE, matched->MPI_TAG, length);
     if (rc == MPI_SUCCESS) {
-        answer_learn_request(zc, matched->MPI_SOURCE, &header);
-        switch (header.kind) {
+        answer_learn_request(zc, matched->MPI_SOURCE, header);
+        switch (header->kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
             /* The next message from the sender on this tag. Unpacked here only in whole
              * elements; a part of one, or more than fits, the datatype receives: MPI
              * judges its length, and a packed message matches the datatype. */
-            if (header.data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header.bytes <= capacity && type_size > 0 &&
-                header.bytes % type_size == 0)
-                rc = mpix_zcopy_receive_unpacked(buf, (int)(header.bytes / type_size), datatype, matched->MPI_SOURCE,
+            if (header->data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header->bytes <= capacity && type_size > 0 &&
+                header->bytes % type_size == 0)
+                rc = mpix_zcopy_receive_unpacked(buf, (int)(header->bytes / type_size), datatype, matched->MPI_SOURCE,
                                                  matched->MPI_TAG, comm);
-            else if (header.data_follows)
+            else if (header->data_follows)
                 rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
-            if (header.slot >= 0) /* a timed trial send: it waits until the data is in place */
-                end_message(peer_slot(zc, &header), &header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
+            if (header->slot >= 0) /* a timed trial send: it waits until the data is in place */
+                end_message(peer_slot(zc, header), header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
             break;
         case MPIX_ZCOPY_RTS:
-            rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, &header, comm);
+            rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm);
             break;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",
-                            header.kind, matched->MPI_SOURCE);
+                            header->kind, matched->MPI_SOURCE);
         }
     }
     int error_class = MPI_SUCCESS;
@@ -286,11 +271,70 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
         status->MPI_ERROR = rc;
         int status_rc = PMPI_Status_set_cancelled(status, 0);
         if (status_rc == MPI_SUCCESS)
-            status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, header.bytes < capacity ? header.bytes : capacity);
+            status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, header->bytes < capacity ? header->bytes : capacity);
         if (rc == MPI_SUCCESS)
             rc = status_rc;
     }
     return rc;
+}
+
+int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
+                            const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                            MPI_Status *status)
+{
+    MPI_Count type_size;
+    receiving->header = (mpix_zcopy_header){ 0 };
+    receiving->matched = *matched;
+    receiving->pending = MPI_REQUEST_NULL;
+    receiving->posted = MPI_DATATYPE_NULL;
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int length = receiving->length;
+    /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
+    receiving->fits = length >= (int)sizeof receiving->header &&
+                      length - (MPI_Count)sizeof receiving->header <= type_size * count;
+    if (length == (int)sizeof receiving->header) /* a header alone: no type around the caller's to commit */
+        rc = PMPI_Mrecv(&receiving->header, sizeof receiving->header, MPI_BYTE, message, MPI_STATUS_IGNORE);
+    else if (receiving->fits) {
+        if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
+            return rc;
+        if (status == NULL) /* the caller waits for the data itself (mpix_zcopy_receive_complete) */
+            return PMPI_Imrecv(MPI_BOTTOM, 1, receiving->posted, message, &receiving->pending);
+        rc = PMPI_Mrecv(MPI_BOTTOM, 1, receiving->posted, message, MPI_STATUS_IGNORE);
+        int free_rc = PMPI_Type_free(&receiving->posted);
+        if (rc == MPI_SUCCESS)
+            rc = free_rc;
+    } else
+        rc = receive_unfitting(message, length, buf, count, datatype, &receiving->header, comm);
+    if (status == NULL)
+        status = &receiving->status;
+    return receive_finish(zc, matched, &receiving->header, length, receiving->fits, rc, buf, count, datatype, comm,
+                          status);
+}
+
+int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
+                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
+{
+    int rc = received;
+    if (receiving->posted != MPI_DATATYPE_NULL) {
+        int free_rc = PMPI_Type_free(&receiving->posted);
+        if (rc == MPI_SUCCESS)
+            rc = free_rc;
+    }
+    return receive_finish(zc, &receiving->matched, &receiving->header, receiving->length, receiving->fits, rc, buf,
+                          count, datatype, comm, status);
+}
+
+int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
+                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
+{
+    mpix_zcopy_receiving receiving;
+    MPI_Status ignored;
+    return mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm,
+                                   status == MPI_STATUS_IGNORE ? &ignored : status);
 }
 
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -44,6 +44,8 @@ typedef struct mpix_zcopy_request {
     int owns_datatype;            /* the duplicate, freed once the receive is done */
     MPI_Status status;
     MPI_Count bytes;              /* received, for the status */
+    int started;                  /* matched, its inline data on the way (inbound.pending) */
+    mpix_zcopy_receiving inbound;  /* its receive in two steps (recv.c) */
     /* a send */
     mpix_zcopy_send send;
 } mpix_zcopy_request;
@@ -64,6 +66,8 @@ static int envelopes_overlap(int source_a, int tag_a, int source_b, int tag_b)
            (tag_a == MPI_ANY_TAG || tag_b == MPI_ANY_TAG || tag_a == tag_b);
 }
 
+static int received(mpix_zcopy_request *request, int rc);
+
 /* One look at @request; 1 when it is done. A receive waits while a receive posted
  * before it (@earlier) on the same communicator could take the same message. */
 static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earlier, int earlier_count)
@@ -73,6 +77,17 @@ static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earli
         if (rc != MPI_SUCCESS || done)
             request->error = mpix_zcopy_send_end(&request->send, rc);
         return rc != MPI_SUCCESS || done;
+    }
+    int rc;
+    if (request->started) {
+        int flag = 0;
+        MPI_Status ignored;
+        rc = PMPI_Test(&request->inbound.pending, &flag, &ignored);
+        if (rc == MPI_SUCCESS && !flag)
+            return 0;
+        rc = mpix_zcopy_receive_complete(request->zc, &request->inbound, rc, request->buf, request->count,
+                                         request->datatype, request->comm, &request->status);
+        return received(request, rc);
     }
     if (atomic_load_explicit(&request->cancel_requested, memory_order_acquire)) {
         request->cancelled = 1;
@@ -85,12 +100,24 @@ static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earli
     int flag;
     MPI_Message message;
     MPI_Status matched;
-    int rc = PMPI_Improbe(request->source, request->tag, request->comm, &flag, &message, &matched);
+    rc = PMPI_Improbe(request->source, request->tag, request->comm, &flag, &message, &matched);
     if (rc == MPI_SUCCESS && !flag)
         return 0;
     if (rc == MPI_SUCCESS)
-        rc = mpix_zcopy_receive_matched(request->zc, &message, &matched, request->buf, request->count,
-                                        request->datatype, request->comm, &request->status);
+        rc = mpix_zcopy_receive_post(request->zc, &request->inbound, &message, &matched, request->buf,
+                                     request->count, request->datatype, request->comm, NULL);
+    if (rc == MPI_SUCCESS && request->inbound.pending != MPI_REQUEST_NULL) {
+        request->started = 1; /* later passes test it: no pass waits in MPI */
+        return 0;
+    }
+    if (rc == MPI_SUCCESS)
+        request->status = request->inbound.status;
+    return received(request, rc);
+}
+
+/* A receive is through (@rc): its byte count for the status, its code for MPI_Wait. */
+static int received(mpix_zcopy_request *request, int rc)
+{
     int error_class = MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         (void)PMPI_Error_class(rc, &error_class); /* a code of MPI's or mpix's own: it has a class */

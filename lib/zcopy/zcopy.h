@@ -467,6 +467,30 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
 int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
 
+/* A matched message's receive in two steps, for the progress thread (request.c), which
+ * must not sit in a blocking MPI_Mrecv while the data of a message sent inline comes
+ * through MPI: the program's thread spinning in MPI_Waitall holds the core that both
+ * need (on 2 cores a 2-rank nonblocking halo through MPI took 17-44 ms an iteration).
+ * mpix_zcopy_receive_post: as mpix_zcopy_receive_matched, but with @status NULL a
+ * message whose data comes inline is only started (MPI_Imrecv into @receiving->pending);
+ * the others are received whole, @receiving->status filled and ->pending left
+ * MPI_REQUEST_NULL. Once ->pending completed (@received: its code),
+ * mpix_zcopy_receive_complete finishes the receive into @status. @receiving must stay
+ * put meanwhile (MPI writes the header into it). */
+typedef struct mpix_zcopy_receiving {
+    mpix_zcopy_header header;
+    MPI_Status matched;
+    MPI_Datatype posted;   /* the header-and-data type of an inline message */
+    MPI_Request pending;   /* its MPI_Imrecv */
+    MPI_Status status;
+    int length, fits;
+} mpix_zcopy_receiving;
+int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
+                            const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                            MPI_Status *status);
+int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
+                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
+
 /* Whether @header, found in a received message of exactly its size, is a live
  * interposed zero-copy message of rank @source of @zc's communicator (its magic, this
  * node, and a nonce equal to its slot's). */

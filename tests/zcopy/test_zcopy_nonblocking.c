@@ -112,10 +112,12 @@ static void halo(void)
     }
     /* Nonblocking sends are not timed and do not duel: a shape's face goes one way
      * (zero-copy, or through MPI where that is forced, deferred or the only way), not
-     * four one way and four the other. */
+     * four one way and four the other (6 and 4 before). A neighbour's answer to the
+     * first contact may come after the first iteration (8 ranks on 2 cores: once, one
+     * send more through MPI), so at most one such send per neighbour. */
     zcopy_counters last = zcopy_stats_of(comm);
     unsigned long zero_copy = last.sent_zero_copy - first.sent_zero_copy, by_mpi = last.sent_mpi - first.sent_mpi;
-    CHECK(zero_copy + by_mpi == 2 * (ITERATIONS - 1) && (zero_copy == 0 || by_mpi == 0),
+    CHECK(zero_copy + by_mpi == 2 * (ITERATIONS - 1) && (zero_copy == 0 || by_mpi <= 2),
           "face sends after the first iteration: %lu zero-copy, %lu through MPI", zero_copy, by_mpi);
     free(out);
     free(in[0]);

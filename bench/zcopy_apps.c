@@ -169,62 +169,76 @@ static const app_kernel kernels[] = {
 
 /* ---- the three ways ----------------------------------------------------------------- */
 
-static void with_calls(app_context *c, int iterations, send_fn *send, recv_fn *recv)
-{
-    for (int i = 0; i < iterations; i++, c->round++) {
-        MPI_Datatype send_type, receive_type;
-        void *send_base, *receive_base;
-        c->kernel->build(c, 0, &send_type, &send_base);
-        c->kernel->build(c, 1, &receive_type, &receive_base);
-        for (int m = 0; m < c->kernel->messages; m++) {
-            if (c->rank == 0) {
-                send(send_base, 1, send_type, 1, m, c->comm);
-                recv(receive_base, 1, receive_type, 1, m, c->comm, MPI_STATUS_IGNORE);
-            } else if (c->rank == 1) {
-                recv(receive_base, 1, receive_type, 0, m, c->comm, MPI_STATUS_IGNORE);
-                send(send_base, 1, send_type, 0, m, c->comm);
-            }
-        }
-        MPI_Type_free(&send_type);
-        MPI_Type_free(&receive_type);
-    }
-}
+typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int irecv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 
-static void zcopy_way(void *context, int iterations) { with_calls(context, iterations, MPIX_Send_zcopy, MPIX_Recv_zcopy); }
-static void datatype_way(void *context, int iterations) { with_calls(context, iterations, MPI_Send, MPI_Recv); }
-static void interposed_way(void *context, int iterations)
+/* The calls a way makes: blocking (send, recv) or nonblocking (isend, irecv). */
+typedef struct app_calls {
+    send_fn *send;
+    recv_fn *recv;
+    isend_fn *isend;
+    irecv_fn *irecv;
+} app_calls;
+
+/* One message of an outer iteration (tag @m) between ranks 0 and 1, with the types
+ * this iteration built. */
+typedef void exchange_fn(app_context *c, const app_calls *calls, int m, MPI_Datatype send_type, void *send_base,
+                         MPI_Datatype receive_type, void *receive_base);
+
+/* A round trip: rank 0 sends first, rank 1 echoes. */
+static void round_trip(app_context *c, const app_calls *calls, int m, MPI_Datatype send_type, void *send_base,
+                       MPI_Datatype receive_type, void *receive_base)
 {
-    with_calls(context, iterations, mpix_interpose_zcopy_send, mpix_interpose_zcopy_recv);
+    if (c->rank == 0) {
+        calls->send(send_base, 1, send_type, 1, m, c->comm);
+        calls->recv(receive_base, 1, receive_type, 1, m, c->comm, MPI_STATUS_IGNORE);
+    } else if (c->rank == 1) {
+        calls->recv(receive_base, 1, receive_type, 0, m, c->comm, MPI_STATUS_IGNORE);
+        calls->send(send_base, 1, send_type, 0, m, c->comm);
+    }
 }
 
 /* The halo pattern: each of ranks 0 and 1 posts its receive from the other, then its
  * send to it, and waits for both (MPI_Waitall), both directions at once. */
-typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
-typedef int irecv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+static void halo(app_context *c, const app_calls *calls, int m, MPI_Datatype send_type, void *send_base,
+                 MPI_Datatype receive_type, void *receive_base)
+{
+    MPI_Request requests[2];
+    if (c->rank > 1)
+        return;
+    calls->irecv(receive_base, 1, receive_type, 1 - c->rank, m, c->comm, &requests[0]);
+    calls->isend(send_base, 1, send_type, 1 - c->rank, m, c->comm, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+}
 
-static void with_halo(app_context *c, int iterations, isend_fn *isend, irecv_fn *irecv)
+/* @iterations outer iterations as the application runs them: build the types, exchange
+ * the kernel's messages, free the types. */
+static void iterate(app_context *c, int iterations, exchange_fn *exchange, const app_calls *calls)
 {
     for (int i = 0; i < iterations; i++, c->round++) {
         MPI_Datatype send_type, receive_type;
         void *send_base, *receive_base;
         c->kernel->build(c, 0, &send_type, &send_base);
         c->kernel->build(c, 1, &receive_type, &receive_base);
-        for (int m = 0; m < c->kernel->messages && c->rank < 2; m++) {
-            MPI_Request requests[2];
-            irecv(receive_base, 1, receive_type, 1 - c->rank, m, c->comm, &requests[0]);
-            isend(send_base, 1, send_type, 1 - c->rank, m, c->comm, &requests[1]);
-            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
-        }
+        for (int m = 0; m < c->kernel->messages; m++)
+            exchange(c, calls, m, send_type, send_base, receive_type, receive_base);
         MPI_Type_free(&send_type);
         MPI_Type_free(&receive_type);
     }
 }
 
-static void zcopy_halo(void *context, int iterations)
+static const app_calls zcopy_calls = { MPIX_Send_zcopy, MPIX_Recv_zcopy, MPIX_Isend_zcopy, MPIX_Irecv_zcopy };
+static const app_calls mpi_calls = { MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv };
+static const app_calls interposed_calls = { mpix_interpose_zcopy_send, mpix_interpose_zcopy_recv, NULL, NULL };
+
+static void zcopy_way(void *context, int iterations) { iterate(context, iterations, round_trip, &zcopy_calls); }
+static void datatype_way(void *context, int iterations) { iterate(context, iterations, round_trip, &mpi_calls); }
+static void interposed_way(void *context, int iterations)
 {
-    with_halo(context, iterations, MPIX_Isend_zcopy, MPIX_Irecv_zcopy);
+    iterate(context, iterations, round_trip, &interposed_calls);
 }
-static void datatype_halo(void *context, int iterations) { with_halo(context, iterations, MPI_Isend, MPI_Irecv); }
+static void zcopy_halo(void *context, int iterations) { iterate(context, iterations, halo, &zcopy_calls); }
+static void datatype_halo(void *context, int iterations) { iterate(context, iterations, halo, &mpi_calls); }
 
 /* MPICH 4.0 refuses MPI_Pack and MPI_Unpack at MPI_BOTTOM (a null buffer): a type of
  * absolute addresses is packed from a real address with the type shifted back by it. */

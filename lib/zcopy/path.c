@@ -30,16 +30,21 @@ static const double CLEAR = 1.5;
 
 /* MPI's datatype engine must beat both kernel copies by more than the model's error, a
  * quarter, since on a tie the single copy leaves the sender's core and cache free. */
-int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
+/* The cheaper kernel copy of @layout, in nanoseconds. */
+static double kernel_ns(const mpix_zcopy_comm *zc, mpix_layout *layout)
 {
     const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
-    return 1.25 * costs->mpi < (costs->direct < costs->staged ? costs->direct : costs->staged);
+    return costs->direct < costs->staged ? costs->direct : costs->staged;
+}
+
+int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
+{
+    return 1.25 * mpix_zcopy_costs_of(layout, zc->coalesce_bytes)->mpi < kernel_ns(zc, layout);
 }
 
 double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout)
 {
-    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
-    return layout->bytes > 0 ? (costs->direct < costs->staged ? costs->direct : costs->staged) / layout->bytes : 0;
+    return layout->bytes > 0 ? kernel_ns(zc, layout) / layout->bytes : 0;
 }
 
 /* The median of the ring's samples (the upper one of an even count). */
@@ -58,8 +63,6 @@ static double median_of(const mpix_path_samples *samples)
     return sorted[count / 2];
 }
 
-static int has_way(unsigned ways, int way) { return (ways >> way) & 1u; }
-
 static double latest_of(const mpix_path_samples *samples)
 {
     return samples->seconds[(samples->count - 1) % MPIX_PATH_SAMPLES];
@@ -73,7 +76,7 @@ static int fastest_known(const mpix_path_learner *learner, unsigned ways, double
     *time = 0;
     for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
         const mpix_path_samples *samples = &learner->samples[way];
-        if (!has_way(ways, way) || samples->count < FIRST_SAMPLES)
+        if (!mpix_zcopy_has_way(ways, way) || samples->count < FIRST_SAMPLES)
             continue;
         double median = median_of(samples);
         if (*time == 0 || median < *time) {
@@ -112,7 +115,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
     double time[MPIX_ZCOPY_WAYS] = { 0 };
     int known = 1, fastest = -1, n = 0;
     for (int way = 0; way < MPIX_ZCOPY_WAYS; way++) {
-        if (!has_way(ways, way))
+        if (!mpix_zcopy_has_way(ways, way))
             continue;
         const mpix_path_samples *samples = &learner->samples[way];
         int reliable = samples->count >= FIRST_SAMPLES, slow = !reliable && clearly_slower(learner, ways, way);
@@ -125,7 +128,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
     double second = 0;
     int full = 1;   /* every way close to the fastest has SAMPLES */
     for (int way = 0; way < MPIX_ZCOPY_WAYS && fastest >= 0; way++) {
-        if (!has_way(ways, way) || way == fastest)
+        if (!mpix_zcopy_has_way(ways, way) || way == fastest)
             continue;
         if (second == 0 || time[way] < second)
             second = time[way];
@@ -137,12 +140,12 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
     learner->ways = ways;
     /* While learning, the way a send that cannot take the planned one falls back to. */
     learner->taken = !learner->learning                       ? fastest
-                     : has_way(ways, MPIX_ZCOPY_WAY_DATATYPE) ? MPIX_ZCOPY_WAY_DATATYPE
+                     : mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_DATATYPE) ? MPIX_ZCOPY_WAY_DATATYPE
                                                               : __builtin_ctz(ways);
     learner->duel_ways = 0;
     learner->deferred = 0;
     for (int i = 0; i < MPIX_ZCOPY_WAYS; i++)
-        if (has_way(ways, duel_order[i]) && duel_order[i] != learner->taken)
+        if (mpix_zcopy_has_way(ways, duel_order[i]) && duel_order[i] != learner->taken)
             learner->duel[learner->duel_ways++] = duel_order[i];
     learner->duel[learner->duel_ways++] = learner->taken;
     for (int way = 0; way < MPIX_ZCOPY_WAYS; way++)
@@ -155,7 +158,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
      * each: a period of EXPLORE_SHARE times that keeps them to their share. */
     double period = n * BURST;
     for (int way = 0; way < MPIX_ZCOPY_WAYS; way++)
-        if (has_way(ways, way) && way != fastest)
+        if (mpix_zcopy_has_way(ways, way) && way != fastest)
             period += BURST * (time[way] / time[fastest] - 1) * EXPLORE_SHARE;
     learner->period = period < PERIOD_MIN ? PERIOD_MIN : period > PERIOD_MAX ? PERIOD_MAX : (int)period;
     if (was_learning) {   /* every figure is fresh: the first period has no duel */
@@ -188,8 +191,8 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
     learner->phase = phase + 1 >= learner->period ? 0 : phase + 1;
     int way = phase < duel_sends ? learner->duel[phase / BURST] : learner->taken;
     double time;
-    if (!has_way(ways, way))   /* planned for ways this send cannot take: the best it can */
-        return has_way(ways, learner->taken) ? learner->taken : fastest_known(learner, ways, &time);
+    if (!mpix_zcopy_has_way(ways, way))   /* planned for ways this send cannot take: the best it can */
+        return mpix_zcopy_has_way(ways, learner->taken) ? learner->taken : fastest_known(learner, ways, &time);
     *timed = phase < duel_sends && phase % BURST != 0;
     *decided = phase >= duel_sends;
     return way;
@@ -235,7 +238,7 @@ int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways)
     default:
         way = MPIX_ZCOPY_WAY_DATATYPE;
     }
-    return has_way(ways, way) ? way : MPIX_ZCOPY_WAY_DATATYPE;
+    return mpix_zcopy_has_way(ways, way) ? way : MPIX_ZCOPY_WAY_DATATYPE;
 }
 
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed)

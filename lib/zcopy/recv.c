@@ -222,14 +222,13 @@ static int receive_unfitting(MPI_Message *message, int length, void *buf, int co
 
 /* What a receive does once its message is in (header filled, data where the message
  * put it; @rc the receive's code): check it is zcopy's, act on its kind, set @status. */
-static int receive_finish(mpix_zcopy_comm *zc, const MPI_Status *matched, mpix_zcopy_header *header, int length,
-                          int fits, int rc, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                          MPI_Status *status)
+static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int rc, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
 {
-    MPI_Count type_size = 0, capacity;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_size_x(datatype, &type_size);
-    capacity = type_size * count;
+    const MPI_Status *matched = &receiving->matched;
+    mpix_zcopy_header *header = &receiving->header;
+    MPI_Count type_size = receiving->type_size, capacity = type_size * count;
+    int length = receiving->length, fits = receiving->fits;
     if (rc == MPI_SUCCESS && (length < (int)sizeof *header || header->magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
@@ -271,7 +270,8 @@ static int receive_finish(mpix_zcopy_comm *zc, const MPI_Status *matched, mpix_z
         status->MPI_ERROR = rc;
         int status_rc = PMPI_Status_set_cancelled(status, 0);
         if (status_rc == MPI_SUCCESS)
-            status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, header->bytes < capacity ? header->bytes : capacity);
+            status_rc =
+                PMPI_Status_set_elements_x(status, MPI_BYTE, header->bytes < capacity ? header->bytes : capacity);
         if (rc == MPI_SUCCESS)
             rc = status_rc;
     }
@@ -280,14 +280,13 @@ static int receive_finish(mpix_zcopy_comm *zc, const MPI_Status *matched, mpix_z
 
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                            MPI_Status *status)
+                            int start_only, MPI_Status *status)
 {
-    MPI_Count type_size;
     receiving->header = (mpix_zcopy_header){ 0 };
     receiving->matched = *matched;
     receiving->pending = MPI_REQUEST_NULL;
     receiving->posted = MPI_DATATYPE_NULL;
-    int rc = PMPI_Type_size_x(datatype, &type_size);
+    int rc = PMPI_Type_size_x(datatype, &receiving->type_size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
     if (rc != MPI_SUCCESS)
@@ -295,13 +294,13 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     int length = receiving->length;
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     receiving->fits = length >= (int)sizeof receiving->header &&
-                      length - (MPI_Count)sizeof receiving->header <= type_size * count;
+                      length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
     if (length == (int)sizeof receiving->header) /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(&receiving->header, sizeof receiving->header, MPI_BYTE, message, MPI_STATUS_IGNORE);
     else if (receiving->fits) {
         if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
             return rc;
-        if (status == NULL) /* the caller waits for the data itself (mpix_zcopy_receive_complete) */
+        if (start_only) /* the caller waits for the data itself (mpix_zcopy_receive_complete) */
             return PMPI_Imrecv(MPI_BOTTOM, 1, receiving->posted, message, &receiving->pending);
         rc = PMPI_Mrecv(MPI_BOTTOM, 1, receiving->posted, message, MPI_STATUS_IGNORE);
         int free_rc = PMPI_Type_free(&receiving->posted);
@@ -309,10 +308,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
             rc = free_rc;
     } else
         rc = receive_unfitting(message, length, buf, count, datatype, &receiving->header, comm);
-    if (status == NULL)
-        status = &receiving->status;
-    return receive_finish(zc, matched, &receiving->header, length, receiving->fits, rc, buf, count, datatype, comm,
-                          status);
+    return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
 int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
@@ -324,17 +320,14 @@ int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *recei
         if (rc == MPI_SUCCESS)
             rc = free_rc;
     }
-    return receive_finish(zc, &receiving->matched, &receiving->header, receiving->length, receiving->fits, rc, buf,
-                          count, datatype, comm, status);
+    return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
 int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
 {
     mpix_zcopy_receiving receiving;
-    MPI_Status ignored;
-    return mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm,
-                                   status == MPI_STATUS_IGNORE ? &ignored : status);
+    return mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm, 0, status);
 }
 
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

@@ -105,13 +105,11 @@ static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earli
         return 0;
     if (rc == MPI_SUCCESS)
         rc = mpix_zcopy_receive_post(request->zc, &request->inbound, &message, &matched, request->buf,
-                                     request->count, request->datatype, request->comm, NULL);
+                                     request->count, request->datatype, request->comm, 1, &request->status);
     if (rc == MPI_SUCCESS && request->inbound.pending != MPI_REQUEST_NULL) {
         request->started = 1; /* later passes test it: no pass waits in MPI */
         return 0;
     }
-    if (rc == MPI_SUCCESS)
-        request->status = request->inbound.status;
     return received(request, rc);
 }
 

@@ -211,8 +211,6 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
  * its time on Open MPI. Under shapes_lock. */
 enum { PACKING_LOST_SHAPES = 2, DEFERRED_SENDS = 64 };
 
-static int has_zero_copy(unsigned ways) { return (ways >> MPIX_ZCOPY_WAY_ZERO_COPY) & 1u; }
-
 static int packing_deferred(const mpix_zcopy_process *process)
 {
     return process->packing_decided >= PACKING_LOST_SHAPES && process->packing_won == 0;
@@ -240,7 +238,8 @@ static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_e
                            const mpix_path_learner *learner)
 {
     double price = entry->kernel_ns_per_byte;
-    if (price <= 0 || !has_zero_copy(learner->ways) || learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0)
+    if (price <= 0 || !mpix_zcopy_has_way(learner->ways, MPIX_ZCOPY_WAY_ZERO_COPY) ||
+        learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0)
         return;
     if (learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY) {
         if (price > process->zero_copy_won_at)
@@ -261,14 +260,14 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
         mpix_path_learner *learner = &entry->learners[interposed != 0];
         int fresh = learner->period == 0, was_learning = fresh || learner->learning;
         if (fresh && (((ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process)) ||
-                      (has_zero_copy(ways) && zero_copy_deferred(process, entry))))
+                      (mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && zero_copy_deferred(process, entry))))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
         way = mpix_zcopy_learner_choose(learner, ways, timed, decided);
-        *deferred = learner->deferred && has_zero_copy(ways);
+        *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
         if (was_learning && !learner->learning && learner->period > 0) {
             if (learner->ways & MPIX_ZCOPY_WAYS_PACKING) {
                 process->packing_decided++;
-                process->packing_won += (MPIX_ZCOPY_WAYS_PACKING >> learner->taken) & 1u;
+                process->packing_won += mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken);
             }
             note_zero_copy(process, entry, learner);
         }
@@ -280,18 +279,19 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                           int *deferred)
 {
-    int way = has_zero_copy(ways) ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
+    int way = mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
     *deferred = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
         const mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
         const mpix_path_learner *learner = &entry->learners[interposed != 0];
-        if (learner->period > 0 && !learner->learning && ((ways >> learner->taken) & 1u)) {
+        if (learner->period > 0 && !learner->learning && mpix_zcopy_has_way(ways, learner->taken)) {
             way = learner->taken;   /* decided (or deferred) by the blocking sends */
-            *deferred = learner->deferred && has_zero_copy(ways);
+            *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
+        } else if (mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && zero_copy_deferred(process, entry)) {
+            way = MPIX_ZCOPY_WAY_DATATYPE;
+            *deferred = 1;
         }
-        else if (has_zero_copy(ways) && zero_copy_deferred(process, entry))
-            way = MPIX_ZCOPY_WAY_DATATYPE, *deferred = 1;
     }
     pthread_mutex_unlock(&shapes_lock);
     return way;

@@ -40,6 +40,9 @@ enum { MPIX_ZCOPY_WAY_ZERO_COPY, MPIX_ZCOPY_WAY_DATATYPE, MPIX_ZCOPY_WAY_PACKED,
        MPIX_ZCOPY_WAYS };
 #define MPIX_ZCOPY_WAYS_ALL ((1u << MPIX_ZCOPY_WAYS) - 1)
 #define MPIX_ZCOPY_WAYS_MPI (MPIX_ZCOPY_WAYS_ALL & ~(1u << MPIX_ZCOPY_WAY_ZERO_COPY))
+
+/* Whether the set @ways holds @way. */
+static inline int mpix_zcopy_has_way(unsigned ways, int way) { return (ways >> way) & 1u; }
 #define MPIX_ZCOPY_WAYS_PACKING ((1u << MPIX_ZCOPY_WAY_PACKED) | (1u << MPIX_ZCOPY_WAY_UNPACKED))
 
 /* A sender's duels between the ways of one layout or shape, and the way it takes
@@ -471,23 +474,23 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
  * must not sit in a blocking MPI_Mrecv while the data of a message sent inline comes
  * through MPI: the program's thread spinning in MPI_Waitall holds the core that both
  * need (on 2 cores a 2-rank nonblocking halo through MPI took 17-44 ms an iteration).
- * mpix_zcopy_receive_post: as mpix_zcopy_receive_matched, but with @status NULL a
+ * mpix_zcopy_receive_post: as mpix_zcopy_receive_matched, but with @start_only a
  * message whose data comes inline is only started (MPI_Imrecv into @receiving->pending);
- * the others are received whole, @receiving->status filled and ->pending left
- * MPI_REQUEST_NULL. Once ->pending completed (@received: its code),
- * mpix_zcopy_receive_complete finishes the receive into @status. @receiving must stay
- * put meanwhile (MPI writes the header into it). */
+ * the others are received whole into @status and ->pending left MPI_REQUEST_NULL. Once
+ * ->pending completed (@received: its code), mpix_zcopy_receive_complete finishes the
+ * receive into @status. @receiving must stay put meanwhile (MPI writes the header into
+ * it). */
 typedef struct mpix_zcopy_receiving {
     mpix_zcopy_header header;
     MPI_Status matched;
     MPI_Datatype posted;   /* the header-and-data type of an inline message */
     MPI_Request pending;   /* its MPI_Imrecv */
-    MPI_Status status;
+    MPI_Count type_size;   /* of the receive's datatype */
     int length, fits;
 } mpix_zcopy_receiving;
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                            MPI_Status *status);
+                            int start_only, MPI_Status *status);
 int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
                                 int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
 

@@ -101,6 +101,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                  "force one way for large messages: a kernel-copy method (even for fragmented "
                                  "layouts), or MPI with the datatype, packed by the sender, or also unpacked by "
                                  "the receiver" },
+    [MPIX_HINT_ZCOPY_PROGRESS] = { "mpix_zcopy_progress", "MPIX_ZCOPY_PROGRESS", NULL, "zcopy", TESTING,
+                                   MPIX_HINT_TYPE_KEYWORD, "auto|thread", 0, 0, "auto",
+                                   "who completes MPIX_Isend_zcopy/MPIX_Irecv_zcopy requests: auto, MPI's own "
+                                   "progress where the MPI allows it; thread, a progress thread" },
     [MPIX_HINT_ZCOPY_ATTACH] = { "mpix_zcopy_attach", "MPIX_ZCOPY_ATTACH", NULL, "zcopy", TESTING,
                                  MPIX_HINT_TYPE_KEYWORD, "probe|refuse|refuse_push", 0, 0, "probe",
                                  "refuse: answer attach probes as a refusing kernel would; refuse_push: fail the "

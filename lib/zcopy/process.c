@@ -55,6 +55,7 @@ static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
     mpix_zcopy_progress_destroy(process->progress);
+    mpix_zcopy_hooks_destroy(process);
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);

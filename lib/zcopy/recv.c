@@ -18,7 +18,7 @@
 /* A sender that does not yet know whether this process can attach to it asks; on the
  * same node the answer is a write into its directory, which succeeds exactly when this
  * process may read it too. Its mailbox is mapped first: zero-copy messages end there. */
-static void answer_learn_request(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
+void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
 {
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[source];
@@ -177,6 +177,12 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
     return MPI_SUCCESS;
 }
 
+void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, int rc)
+{
+    if (header->slot >= 0) /* a timed trial send: it waits until the data is in place */
+        end_message(peer_slot(zc, header), header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
+}
+
 int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
                               const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help)
 {
@@ -235,7 +241,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
                         "MPIX_Send_zcopy",
                         matched->MPI_SOURCE, matched->MPI_TAG, length);
     if (rc == MPI_SUCCESS) {
-        answer_learn_request(zc, matched->MPI_SOURCE, header);
+        mpix_zcopy_receive_learn(zc, matched->MPI_SOURCE, header);
         switch (header->kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
@@ -250,12 +256,13 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
                 rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
-            if (header->slot >= 0) /* a timed trial send: it waits until the data is in place */
-                end_message(peer_slot(zc, header), header, rc == MPI_SUCCESS ? MPIX_ZCOPY_DONE : MPIX_ZCOPY_ABANDONED);
+            mpix_zcopy_receive_end_inline(zc, header, rc);
             break;
         case MPIX_ZCOPY_RTS:
             rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm);
             break;
+        case MPIX_ZCOPY_CANCEL: /* meant for a nonblocking receive that took another message */
+            return MPIX_ZCOPY_RECEIVE_AGAIN;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",
                             header->kind, matched->MPI_SOURCE);
@@ -340,12 +347,20 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if (rc != MPI_SUCCESS)
         return rc;
     /* count and source were checked by MPIX_Recv_zcopy (mpix_check_transfer). A receive
-     * of MPIX_Irecv_zcopy posted before this one takes its message first. */
-    for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++)
+     * of MPIX_Irecv_zcopy posted before this one takes its message first; one completed
+     * inside MPI's progress (hook.c) needs this process in MPI meanwhile. */
+    for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
+        int flag;
+        if (poll >= 64 && poll % 64 == 0) /* only to make progress: a failure shows below */
+            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
-    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
-        return rc;
-    return mpix_zcopy_receive_matched(zc, &message, &matched, buf, count, datatype, comm, status);
+    }
+    do {
+        if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
+            return rc;
+        rc = mpix_zcopy_receive_matched(zc, &message, &matched, buf, count, datatype, comm, status);
+    } while (rc == MPIX_ZCOPY_RECEIVE_AGAIN);
+    return rc;
 }
 
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,

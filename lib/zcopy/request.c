@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPIX_Isend_zcopy and MPIX_Irecv_zcopy: generalized requests (MPI_Grequest_start) that a
- * progress thread of the process completes, so that MPI_Wait, MPI_Waitall and MPI_Test
- * finish them like any request.
+/* MPIX_Isend_zcopy and MPIX_Irecv_zcopy where MPI's own progress cannot complete them
+ * (hook.c; MPICH, or MPIX_ZCOPY_PROGRESS=thread): generalized requests
+ * (MPI_Grequest_start) that a progress thread of the process completes, so that MPI_Wait,
+ * MPI_Waitall and MPI_Test finish them like any request.
  *
  * Why a thread: MPI-3 generalized requests have no progress callback, so MPI_Wait on one
  * returns only once someone calls MPI_Grequest_complete, and a zero-copy receive needs
@@ -59,13 +60,6 @@ struct mpix_zcopy_progress {
     int stop;
 };
 
-/* Two envelopes (wildcards allowed) that one message could match. */
-static int envelopes_overlap(int source_a, int tag_a, int source_b, int tag_b)
-{
-    return (source_a == MPI_ANY_SOURCE || source_b == MPI_ANY_SOURCE || source_a == source_b) &&
-           (tag_a == MPI_ANY_TAG || tag_b == MPI_ANY_TAG || tag_a == tag_b);
-}
-
 static int received(mpix_zcopy_request *request, int rc);
 
 /* One look at @request; 1 when it is done. A receive waits while a receive posted
@@ -95,7 +89,7 @@ static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earli
     }
     for (int i = 0; i < earlier_count; i++)
         if (earlier[i]->receiving && !earlier[i]->done && earlier[i]->zc == request->zc &&
-            envelopes_overlap(earlier[i]->source, earlier[i]->tag, request->source, request->tag))
+            mpix_zcopy_envelopes_overlap(earlier[i]->source, earlier[i]->tag, request->source, request->tag))
             return 0;
     int flag;
     MPI_Message message;
@@ -258,13 +252,17 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag)
 {
     if (atomic_load_explicit(&zc->requests_pending, memory_order_acquire) == 0)
         return 0;
+    if (mpix_zcopy_hooked_overlap(zc, source, tag))
+        return 1;
     mpix_zcopy_progress *progress = zc->process->progress;
+    if (!progress)
+        return 0;
     int overlap = 0;
     pthread_mutex_lock(&progress->lock);
     for (int i = 0; i < progress->count && !overlap; i++) {
         const mpix_zcopy_request *request = progress->pending[i];
         overlap = request->receiving && !request->done && request->zc == zc &&
-                  envelopes_overlap(request->source, request->tag, source, tag);
+                  mpix_zcopy_envelopes_overlap(request->source, request->tag, source, tag);
     }
     pthread_mutex_unlock(&progress->lock);
     return overlap;
@@ -443,7 +441,14 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
         return mpix_raise_comm_or_world(comm, rc);
     if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
         return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
-    return mpix_raise_comm(comm, isend_checked(buf, count, datatype, dest, tag, comm, request));
+    mpix_zcopy_comm *zc;
+    mpix_zcopy_hooks *hooks = NULL;
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
+        rc = mpix_zcopy_hooks_get(zc->process, &hooks);
+    if (rc == MPI_SUCCESS)
+        rc = hooks ? mpix_zcopy_hooked_isend(zc, buf, count, datatype, dest, tag, comm, request)
+                   : isend_checked(buf, count, datatype, dest, tag, comm, request);
+    return mpix_raise_comm(comm, rc);
 }
 
 MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -456,5 +461,12 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
         return mpix_raise_comm_or_world(comm, rc);
     if (source == MPI_PROC_NULL)
         return mpix_raise_comm(comm, irecv_proc_null(request));
-    return mpix_raise_comm(comm, irecv_checked(buf, count, datatype, source, tag, comm, request));
+    mpix_zcopy_comm *zc;
+    mpix_zcopy_hooks *hooks = NULL;
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
+        rc = mpix_zcopy_hooks_get(zc->process, &hooks);
+    if (rc == MPI_SUCCESS)
+        rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
+                   : irecv_checked(buf, count, datatype, source, tag, comm, request);
+    return mpix_raise_comm(comm, rc);
 }

@@ -91,7 +91,14 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         free(packed);
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
+    } else if (kind == MPIX_ZCOPY_MPI && send->hook) {
+        header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
+        rc = mpix_zcopy_hooked_send_pair(send, buf, count, datatype, tag);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
+        if (send->hook && (rc = mpix_zcopy_hook_set(message, send->hook)) != MPI_SUCCESS) {
+            (void)PMPI_Type_free(&message); /* the attribute's error is the one to report */
+            return rc;
+        }
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
         int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */
@@ -201,12 +208,13 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
 }
 
 static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, int blocking, int interposed)
+                 MPI_Comm comm, int blocking, int interposed, void *hook)
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
-                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 } };
+                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 },
+                               .hook = hook };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -218,12 +226,13 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[dest];
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
-    int zero_copy = zc->enabled && entry && process->mailbox;
+    int zero_copy = zc->enabled && entry && process->mailbox && !hook;
     int attachable = zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
     send->header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
                                         .node_key = process->node_key, .pid = process->pid, .slot = -1,
                                         .mailbox_fd = process->mailbox_fd,
-                                        .mailbox_address = (uintptr_t)process->mailbox };
+                                        .mailbox_address = (uintptr_t)process->mailbox,
+                                        .source_rank = zc->rank, .tag = tag };
     if (interposed) {
         int is_contiguous = 1;
         if (attachable && send->header.bytes > zc->eager_bytes &&
@@ -321,13 +330,19 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, int blocking)
 {
-    return start(send, buf, count, datatype, dest, tag, comm, blocking, 0);
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 0, NULL);
+}
+
+int mpix_zcopy_send_start_inline(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
+                                 int dest, int tag, MPI_Comm comm, void *hook)
+{
+    return start(send, buf, count, datatype, dest, tag, comm, 0, 0, hook);
 }
 
 int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
                                      int dest, int tag, MPI_Comm comm, int blocking)
 {
-    return start(send, buf, count, datatype, dest, tag, comm, blocking, 1);
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 1, NULL);
 }
 
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)

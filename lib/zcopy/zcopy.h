@@ -209,6 +209,8 @@ typedef struct mpix_zcopy_process {
      * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
     double zero_copy_lost_at, zero_copy_won_at;
     struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
+    struct mpix_zcopy_hooks *hooks;          /* hook.c: made by the first nonblocking call */
+    _Atomic int hooks_decided;               /* hook.c: hooks (NULL or not) is final */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
 } mpix_zcopy_process;
 
@@ -259,6 +261,7 @@ struct mpix_zcopy_comm {
     int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
     int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
     int peers;                   /* size of the (remote) group */
+    int rank;                    /* this process's, in the (local) group */
     int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
     mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
     int received_count;
@@ -363,6 +366,12 @@ int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
 
 /* PLAIN: an interposed send (interposed.c) left to MPI, without a header. */
 enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
+/* A header a process sends itself to end a nonblocking receive that MPI_Cancel asked to
+ * end (hook.c); a receive it reaches by mistake skips it. */
+#define MPIX_ZCOPY_CANCEL 4
+/* What receiving a MPIX_ZCOPY_CANCEL header returns: receive the next message instead
+ * (not an MPI error code, which are never negative). */
+#define MPIX_ZCOPY_RECEIVE_AGAIN (-1)
 /* States of a message's slot; HELP: the receiver filled the slot's request and asks the
  * sender to copy the tail of the message while it copies the head. An interposed
  * message (its header has a nonce) is claimed first: the receiver moves PENDING to
@@ -405,7 +414,9 @@ typedef struct mpix_zcopy_header {
     int32_t slot;                 /* the message's slot in it */
     int32_t help_offered;         /* the sender would copy a part */
     mpix_zcopy_layout_ref data;   /* the sender's */
-    uint64_t nonce;               /* interposed messages: equal to the slot's while it is live */
+    uint64_t nonce;               /* interposed messages: equal to the slot's while it is live;
+                                     MPIX_ZCOPY_CANCEL: the receive it ends */
+    int32_t source_rank, tag;     /* the envelope, for a receive whose MPI status is not kept */
 } mpix_zcopy_header;
 
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
@@ -437,6 +448,7 @@ typedef struct mpix_zcopy_send {
     double start;
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
+    void *hook;                   /* hook.c: hung on the inline message's datatype */
 } mpix_zcopy_send;
 
 /* Chooses the path and sends the MPI message that carries the envelope (@blocking: with
@@ -446,6 +458,13 @@ typedef struct mpix_zcopy_send {
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, int blocking);
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done);
+/* A nonblocking send whose data goes inline, through MPI, whatever the path choice:
+ * done once @send->inner is; @hook is hung on the message's datatype (hook.c), so that
+ * it is deleted when MPI releases the request. */
+int mpix_zcopy_send_start_inline(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
+                                 int dest, int tag, MPI_Comm comm, void *hook);
+/* Hangs @record on @type: its delete callback runs when MPI destroys the type (hook.c). */
+int mpix_zcopy_hook_set(MPI_Datatype type, void *record);
 
 /* The same for a program's own MPI_Send/MPI_Isend (interposed.c): every message but a
  * large non-contiguous one to an attachable peer, and those the path choice gives to
@@ -505,8 +524,39 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
  * help. */
 int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
                               const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help);
+/* What a receiver does with a header before its data: answer a sender that asks whether
+ * this process can read its memory (rank @source of @zc's communicator). */
+void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header);
+/* Ends a timed inline message for its sender once its data is in place (@rc: whether it
+ * arrived whole); nothing for an untimed one. */
+void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, int rc);
 
-/* ---- nonblocking calls (request.c) --------------------------------------------------- */
+/* ---- nonblocking calls (request.c, hook.c) --------------------------------------------- */
+
+/* Whether one message could match both envelopes (wildcards allowed). */
+static inline int mpix_zcopy_envelopes_overlap(int source_a, int tag_a, int source_b, int tag_b)
+{
+    return (source_a == MPI_ANY_SOURCE || source_b == MPI_ANY_SOURCE || source_a == source_b) &&
+           (tag_a == MPI_ANY_TAG || tag_b == MPI_ANY_TAG || tag_a == tag_b);
+}
+
+/* Completion inside MPI's progress (hook.c). _get makes the process's state at the
+ * first nonblocking call, checking once that this MPI runs a freed datatype's attribute
+ * delete callback when the freed request holding it completes (@hooks NULL where not,
+ * or where MPIX_ZCOPY_PROGRESS=thread: the progress thread completes the requests). */
+typedef struct mpix_zcopy_hooks mpix_zcopy_hooks;
+int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **hooks);
+void mpix_zcopy_hooks_destroy(mpix_zcopy_process *process);
+int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                            MPI_Comm comm, MPI_Request *request);
+int mpix_zcopy_hooked_isend(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest,
+                            int tag, MPI_Comm comm, MPI_Request *request);
+/* A nonblocking inline send of kind MPIX_ZCOPY_MPI as its header, then its data with
+ * the caller's datatype (@send->inner), as the next message on @tag: no struct around a
+ * large datatype to commit at every call. */
+int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag);
+/* Whether a hooked receive on @zc not yet through could match @source and @tag. */
+int mpix_zcopy_hooked_overlap(mpix_zcopy_comm *zc, int source, int tag);
 
 /* Whether a receive of MPIX_Irecv_zcopy on @zc that has not yet matched a message could
  * match one from @source with @tag (wildcards allowed on both sides): a blocking receive

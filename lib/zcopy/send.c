@@ -56,6 +56,17 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
+/* Whether a struct around @datatype costs MPI a walk of a long list to commit: one of
+ * blocks by index or address, or a struct (whose members may be). Vectors, subarrays and
+ * the like are a few loops, cheaper than a second message. */
+static int wrapping_is_costly(MPI_Datatype datatype)
+{
+    int integers, addresses, datatypes, combiner;
+    if (PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS)
+        return 1;   /* the second message works whatever the datatype; MPI reports a bad one there */
+    return combiner == MPI_COMBINER_STRUCT || integers + addresses > 64;
+}
+
 /* The header and the data with the datatype (@kind EAGER for small messages, MPI for
  * the others), in one message or, for a blocking MPI send, in two (below), the data
  * packed by this process if @way says so (pack.c). With a slot (a send timed against
@@ -91,7 +102,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         free(packed);
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
-    } else if (kind == MPIX_ZCOPY_MPI && send->hook) {
+    } else if (kind == MPIX_ZCOPY_MPI && send->hook && wrapping_is_costly(datatype)) {
         header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
         rc = mpix_zcopy_hooked_send_pair(send, buf, count, datatype, tag);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {

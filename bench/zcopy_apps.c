@@ -429,21 +429,22 @@ static void run_halo(const bench_options *options, const app_kernel *kernel)
     MPI_Comm_free(&c.comm);
 }
 
-/* The nonblocking table, every kernel as a halo exchange: at any thread level where MPI's
- * progress completes the requests (Open MPI), else where the progress thread can run
- * (MPI_THREAD_MULTIPLE; not MPICH before 4.1; lib/zcopy/hook.c, request.c). */
+/* The nonblocking table, every kernel as a halo exchange: at any thread level, unless the
+ * progress thread is asked for (MPIX_ZCOPY_PROGRESS=thread), which needs
+ * MPI_THREAD_MULTIPLE (--threads) and MPICH 4.1 or later (lib/zcopy/request.c). */
 static void halo_table(const bench_options *options)
 {
-#if defined(MPICH_NUMVERSION)
-#if MPICH_NUMVERSION < 40100000
-    bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, this MPI refuses the nonblocking calls");
-    return;
-#endif
-    if (!options->threads) {
-        bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, needs mpix-bench --threads");
+    const char *progress = getenv("MPIX_ZCOPY_PROGRESS");
+    if (progress && strcmp(progress, "thread") == 0) {
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+        bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, this MPI refuses the progress thread");
         return;
-    }
 #endif
+        if (!options->threads) {
+            bench_note(options, "halo table (MPIX_Isend/Irecv_zcopy): not run, the progress thread needs --threads");
+            return;
+        }
+    }
     bench_heading(options, "zcopy-halo", "MPIX_Isend/Irecv_zcopy + MPI_Waitall", "MPI_Isend/Irecv + MPI_Waitall");
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
         run_halo(options, &kernels[k]);

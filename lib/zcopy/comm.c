@@ -168,8 +168,6 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
     rc = read_knobs(zc);
     if (rc == MPI_SUCCESS)
         rc = translate_peers(comm, zc);
-    if (rc == MPI_SUCCESS && !(zc->scratch = malloc(SCRATCH_BYTES)))
-        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = mpix_comm_attr_set(comm, &zcopy_keyval, zc);
     mpix_unlock();
@@ -200,10 +198,17 @@ void mpix_zcopy_comm_leave(mpix_zcopy_comm *zc)
 char *mpix_zcopy_scratch_take(mpix_zcopy_comm *zc)
 {
     pthread_mutex_lock(&zc->lock);
-    int taken = zc->scratch_taken;
-    zc->scratch_taken = 1;
+    char *scratch = NULL;
+    if (!zc->scratch_taken) {
+        /* Made by the first call that stages a span: most communicators never do, and a
+         * buffer this size is a mapping of its own, made and unmade with the state. */
+        if (!zc->scratch)
+            zc->scratch = malloc(SCRATCH_BYTES);
+        scratch = zc->scratch;
+        zc->scratch_taken = scratch != NULL;
+    }
     pthread_mutex_unlock(&zc->lock);
-    return taken ? malloc(SCRATCH_BYTES) : zc->scratch;
+    return scratch ? scratch : malloc(SCRATCH_BYTES);
 }
 
 void mpix_zcopy_scratch_give(mpix_zcopy_comm *zc, char *scratch)

@@ -286,7 +286,9 @@ static void arrived(hooked_receive *receive)
         case MPIX_ZCOPY_MPI:
             if (follows) {
                 receive->follows = header->bytes;
-                receive->step = STEP_DATA;   /* only this callback reads it now */
+                pthread_mutex_lock(&zc->process->hooks->lock);   /* MPI_Cancel reads it */
+                receive->step = STEP_DATA;
+                pthread_mutex_unlock(&zc->process->hooks->lock);
                 if ((rc = wrap(receive, datatype, 0, &next)) == MPI_SUCCESS) {
                     rc = post_inner(receive, next, source, header->tag);
                     again = rc == MPI_SUCCESS;
@@ -306,10 +308,11 @@ static void arrived(hooked_receive *receive)
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: message kind %u from rank %d is unknown",
                             header->kind, source);
         }
-        receive->bytes = header->bytes < receive->capacity ? header->bytes : receive->capacity;
     }
-    if (!again)   /* else a receive is posted again and its callback goes on */
-        through(receive, rc);
+    if (again)   /* a receive is posted again: its callback goes on (and may have already) */
+        return;
+    receive->bytes = header->bytes < receive->capacity ? header->bytes : receive->capacity;
+    through(receive, rc);
 }
 
 static int fired(MPI_Datatype type, int keyval, void *value, void *extra)

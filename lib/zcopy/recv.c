@@ -351,8 +351,10 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
      * inside MPI's progress (hook.c) needs this process in MPI meanwhile. */
     for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
         int flag;
-        if (poll >= 64 && poll % 64 == 0) /* only to make progress: a failure shows below */
+        if (poll >= 64 && poll % 64 == 0) { /* only to make progress: a failure shows below */
             (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+            mpix_zcopy_progress_poke(zc->process);
+        }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     do {

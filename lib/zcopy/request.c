@@ -22,6 +22,7 @@
 #include "common/api.h"
 #include "common/datatype.h"
 #include "common/error.h"
+#include "common/hint.h"
 #include "common/relax.h"
 #include "common/self_state.h"
 
@@ -52,11 +53,15 @@ typedef struct mpix_zcopy_request {
 } mpix_zcopy_request;
 
 struct mpix_zcopy_progress {
+    int polled;                   /* no thread: MPICH's poll and wait functions drive it */
     pthread_t thread;
     pthread_mutex_t lock;         /* guards pending, count, capacity, stop */
+    pthread_mutex_t passing;      /* one progress_pass at a time; it owns snapshot */
     pthread_cond_t wake;
     mpix_zcopy_request **pending; /* in posting order */
     int count, capacity;
+    mpix_zcopy_request **snapshot;
+    int snapshot_capacity;
     int stop;
 };
 
@@ -133,11 +138,54 @@ static void finish(mpix_zcopy_request *request)
     (void)PMPI_Grequest_complete(request->request);
 }
 
+/* One look at every pending request, finishing those done: the progress thread's loop
+ * body, and what MPICH's poll and wait functions of the requests run in the caller's
+ * MPI_Wait or MPI_Test (progress->polled). One pass at a time: a second caller returns.
+ * Returns the number finished, or -1 when nothing was pending. */
+static int progress_pass(mpix_zcopy_progress *progress)
+{
+    if (pthread_mutex_trylock(&progress->passing) != 0)
+        return 0;
+    pthread_mutex_lock(&progress->lock);
+    int count = progress->count;
+    if (count > progress->snapshot_capacity) {
+        mpix_zcopy_request **grown = realloc(progress->snapshot, count * sizeof *grown);
+        if (grown) {
+            progress->snapshot = grown;
+            progress->snapshot_capacity = count;
+        } else
+            count = progress->snapshot_capacity; /* the others on a later pass */
+    }
+    if (count > 0)
+        memcpy(progress->snapshot, progress->pending, count * sizeof *progress->snapshot);
+    pthread_mutex_unlock(&progress->lock);
+    if (progress->count == 0) {
+        pthread_mutex_unlock(&progress->passing);
+        return -1;
+    }
+    mpix_zcopy_request **snapshot = progress->snapshot;
+    int finished = 0;
+    for (int i = 0; i < count; i++)
+        finished += snapshot[i]->done = advance(snapshot[i], snapshot, i);
+    if (finished) {
+        pthread_mutex_lock(&progress->lock);
+        int kept = 0;
+        for (int i = 0; i < progress->count; i++)
+            if (!progress->pending[i]->done)
+                progress->pending[kept++] = progress->pending[i];
+        progress->count = kept;
+        pthread_mutex_unlock(&progress->lock);
+        for (int i = 0; i < count; i++)
+            if (snapshot[i]->done)
+                finish(snapshot[i]);
+    }
+    pthread_mutex_unlock(&progress->passing);
+    return finished;
+}
+
 static void *progress_main(void *argument)
 {
     mpix_zcopy_progress *progress = argument;
-    mpix_zcopy_request **snapshot = NULL;
-    int snapshot_capacity = 0;
     unsigned long poll = 0;
     /* Between looks this thread naps, never yields: it shares its core with the program's
      * threads (a rank bound to one core, or more ranks than cores), and a program thread
@@ -154,58 +202,52 @@ static void *progress_main(void *argument)
             poll = 0;
             continue;
         }
-        int count = progress->count;
-        if (count > snapshot_capacity) {
-            mpix_zcopy_request **grown = realloc(snapshot, count * sizeof *grown);
-            if (!grown) { /* try again later; the requests are still pending */
-                pthread_mutex_unlock(&progress->lock);
-                mpix_backoff(poll++, MPIX_BACKOFF_SPINS);
-                pthread_mutex_lock(&progress->lock);
-                continue;
-            }
-            snapshot = grown;
-            snapshot_capacity = count;
-        }
-        memcpy(snapshot, progress->pending, count * sizeof *snapshot);
         pthread_mutex_unlock(&progress->lock);
-
-        int finished = 0;
-        for (int i = 0; i < count; i++)
-            finished += snapshot[i]->done = advance(snapshot[i], snapshot, i);
-
-        pthread_mutex_lock(&progress->lock);
-        if (finished) {
-            int kept = 0;
-            for (int i = 0; i < progress->count; i++)
-                if (!progress->pending[i]->done)
-                    progress->pending[kept++] = progress->pending[i];
-            progress->count = kept;
-            pthread_mutex_unlock(&progress->lock);
-            for (int i = 0; i < count; i++)
-                if (snapshot[i]->done)
-                    finish(snapshot[i]);
-            pthread_mutex_lock(&progress->lock);
+        if (progress_pass(progress) > 0)
             poll = 0;
-        } else {
-            pthread_mutex_unlock(&progress->lock);
+        else
             mpix_backoff_phases(poll++, MPIX_BACKOFF_SPINS, 0);
-            pthread_mutex_lock(&progress->lock);
-        }
+        pthread_mutex_lock(&progress->lock);
     }
     pthread_mutex_unlock(&progress->lock);
-    free(snapshot);
     return NULL;
 }
+
+#if defined(MPICH_NUMVERSION)
+/* MPICH's extended generalized requests: MPI_Test and MPI_Wait* run these in the
+ * caller's thread, so no progress thread is needed. */
+static int poll_request(void *extra_state, MPI_Status *status)
+{
+    (void)status;
+    mpix_zcopy_request *request = extra_state;
+    progress_pass(request->zc->process->progress);
+    return MPI_SUCCESS;
+}
+
+static int wait_requests(int count, void **extra_states, double timeout, MPI_Status *status)
+{
+    (void)timeout, (void)status;
+    for (int i = 0; i < count; i++) {
+        mpix_zcopy_request *request = extra_states[i];
+        for (unsigned long poll = 0; !atomic_load_explicit(&request->done, memory_order_acquire); poll++)
+            if (progress_pass(request->zc->process->progress) <= 0)
+                mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
+    return MPI_SUCCESS;
+}
+#endif
 
 void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress)
 {
     if (!progress)
         return;
-    pthread_mutex_lock(&progress->lock);
-    progress->stop = 1;
-    pthread_cond_signal(&progress->wake);
-    pthread_mutex_unlock(&progress->lock);
-    pthread_join(progress->thread, NULL);
+    if (!progress->polled) {
+        pthread_mutex_lock(&progress->lock);
+        progress->stop = 1;
+        pthread_cond_signal(&progress->wake);
+        pthread_mutex_unlock(&progress->lock);
+        pthread_join(progress->thread, NULL);
+    }
     /* Requests still pending at MPI_Finalize (an erroneous program) end with an error. */
     for (int i = 0; i < progress->count; i++) {
         mpix_zcopy_request *request = progress->pending[i];
@@ -215,28 +257,45 @@ void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress)
         finish(request);
     }
     free(progress->pending);
+    free(progress->snapshot);
     pthread_cond_destroy(&progress->wake);
+    pthread_mutex_destroy(&progress->passing);
     pthread_mutex_destroy(&progress->lock);
     free(progress);
 }
 
-/* The process's progress thread, started by its first nonblocking call. */
+void mpix_zcopy_progress_poke(mpix_zcopy_process *process)
+{
+    mpix_zcopy_progress *progress = process->progress;
+    if (progress && progress->polled)
+        progress_pass(progress);
+}
+
+/* The process's pending requests, made by its first nonblocking call, with their
+ * progress thread unless MPICH's poll and wait functions drive them. */
 static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)
 {
-    int rc = MPI_SUCCESS;
+    int mode = 0, rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PROGRESS, &mode);
+    if (rc != MPI_SUCCESS)
+        return rc;
     mpix_lock();
     if (!process->progress) {
         mpix_zcopy_progress *progress = calloc(1, sizeof *progress);
         if (!progress)
             rc = MPI_ERR_NO_MEM;
         else {
+#if defined(MPICH_NUMVERSION)
+            progress->polled = mode == 0;   /* MPIX_ZCOPY_PROGRESS=auto */
+#endif
             pthread_mutex_init(&progress->lock, NULL);
+            pthread_mutex_init(&progress->passing, NULL);
             pthread_cond_init(&progress->wake, NULL);
-            int error = pthread_create(&progress->thread, NULL, progress_main, progress);
+            int error = progress->polled ? 0 : pthread_create(&progress->thread, NULL, progress_main, progress);
             if (error) {
                 rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: cannot start the progress thread: %s",
                                 strerror(error));
                 pthread_cond_destroy(&progress->wake);
+                pthread_mutex_destroy(&progress->passing);
                 pthread_mutex_destroy(&progress->lock);
                 free(progress);
             } else
@@ -305,10 +364,13 @@ static int cancel_request(void *extra_state, int complete)
  * below MPI_THREAD_MULTIPLE, no memory). */
 static int request_new(const char *call, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
 {
-    int provided, rc = PMPI_Query_thread(&provided);
-    if (rc != MPI_SUCCESS)
+    mpix_zcopy_comm *zc;
+    mpix_zcopy_progress *progress;
+    int provided, rc;
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS || (rc = progress_get(zc->process, &progress)) != MPI_SUCCESS ||
+        (rc = PMPI_Query_thread(&provided)) != MPI_SUCCESS)
         return rc;
-    if (provided != MPI_THREAD_MULTIPLE)
+    if (!progress->polled && provided != MPI_THREAD_MULTIPLE)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
                           "%s: needs MPI_THREAD_MULTIPLE (MPI provides thread level %d): a progress thread "
                           "completes its requests",
@@ -317,15 +379,12 @@ static int request_new(const char *call, MPI_Comm comm, int receiving, mpix_zcop
     /* Measured with MPICH 4.0.2 (ch4:ucx): a second thread in MPI_Test while the first
      * serves a rendezvous aborts in UCX (ucp_worker_progress: "worker->inprogress++ == 0"),
      * in 5 of 10 runs of the 4-rank halo test. */
-    return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
-                      "%s: MPICH before 4.1 aborts when a second thread makes MPI progress during a "
-                      "rendezvous (MPICH_NUMVERSION %d)",
-                      call, (int)MPICH_NUMVERSION);
+    if (!progress->polled)
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                          "%s: MPICH before 4.1 aborts when a second thread makes MPI progress during a "
+                          "rendezvous (MPICH_NUMVERSION %d)",
+                          call, (int)MPICH_NUMVERSION);
 #endif
-    mpix_zcopy_comm *zc;
-    mpix_zcopy_progress *progress;
-    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS || (rc = progress_get(zc->process, &progress)) != MPI_SUCCESS)
-        return rc;
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
         return MPI_ERR_NO_MEM;
@@ -333,8 +392,14 @@ static int request_new(const char *call, MPI_Comm comm, int receiving, mpix_zcop
     request->comm = comm;
     request->receiving = receiving;
     request->datatype = MPI_DATATYPE_NULL;
-    if ((rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, &request->request)) !=
-        MPI_SUCCESS) {
+#if defined(MPICH_NUMVERSION)
+    if (progress->polled)
+        rc = PMPIX_Grequest_start(query_request, free_request, cancel_request, poll_request, wait_requests, request,
+                                  &request->request);
+    else
+#endif
+        rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, &request->request);
+    if (rc != MPI_SUCCESS) {
         free(request);
         return rc;
     }

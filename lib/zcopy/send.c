@@ -464,8 +464,11 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         }
         if (poll >= 64 && poll % 256 == 0) {
             int flag;
-            /* Only to make MPI progress for the receiver; a failure shows in its own calls. */
+            /* Only to make MPI progress for the receiver, and for this process's own
+             * nonblocking receives, which the receiver may wait for; a failure shows in
+             * their own calls. */
             (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+            mpix_zcopy_progress_poke(send.zc->process);
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }

@@ -565,6 +565,9 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag);
 /* Stops the progress thread, failing what it still holds (at MPI_Finalize). */
 typedef struct mpix_zcopy_progress mpix_zcopy_progress;
 void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress);
+/* Where no thread drives the pending requests (MPICH: MPI_Test and MPI_Wait* do), one
+ * pass over them, for a call of this process that waits for a peer meanwhile. */
+void mpix_zcopy_progress_poke(mpix_zcopy_process *process);
 
 /* ---- mailboxes (mailbox.c) --------------------------------------------------------- */
 

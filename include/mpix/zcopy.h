@@ -6,8 +6,8 @@
  *
  * MPIX_Send_zcopy and MPIX_Recv_zcopy have the signatures and the observable results of
  * MPI_Send and MPI_Recv, MPIX_Isend_zcopy and MPIX_Irecv_zcopy those of MPI_Isend and
- * MPI_Irecv (under MPI_THREAD_MULTIPLE: see MPIX_Isend_zcopy); both sides of a message
- * use them. Between processes of one node
+ * MPI_Irecv (at any thread level: see MPIX_Isend_zcopy); both sides of a message use
+ * them. Between processes of one node
  * a large message is not packed: the receiver reads the sender's memory with the
  * kernel's cross-memory attach (`process_vm_readv`), block by block or in coalesced
  * spans, straight into its own layout, while the sender, which waits anyway, writes the
@@ -138,29 +138,28 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  *        MPI_Test, ...) when @p buf may be reused.
  *
  * Matched by MPIX_Recv_zcopy or MPIX_Irecv_zcopy, with the non-overtaking order of MPI:
- * the envelope goes out before the call returns. A zero-copy message completes once the
- * receiver has copied it; other messages as MPI completes their MPI_Isend.
+ * the envelope goes out before the call returns.
  * @par Progress
- * The requests are generalized requests that a progress thread of the process
- * completes (MPI-3 generalized requests have no other way to finish while the program
- * waits in MPI), started at the first nonblocking call and stopped by MPI_Finalize. It
- * calls MPI, so the nonblocking calls need MPI_THREAD_MULTIPLE; below it they return
- * ::MPIX_ERRKIND_UNSUPPORTED. The thread polls while requests are pending (spinning,
- * then yielding, then sleeping 20 us between looks) and sleeps on a condition variable
- * when none is. A nonblocking send never asks its receiver to share the copy.
+ * Requests complete in the program's own MPI calls, at any thread level, as MPI's do.
+ * With Open MPI the send is an MPI_Isend of a header and the data, and @p request is
+ * MPI's own (it goes through MPI, not zero-copy: nothing in a call of the sender would
+ * see its receiver end a zero-copy message); MPI_Cancel is MPI's. With MPICH @p request
+ * is a generalized request whose poll and wait functions (MPIX_Grequest_start) make the
+ * progress in MPI_Test and MPI_Wait*; a zero-copy message completes once its receiver
+ * has read it, and MPI_Cancel has no effect. A nonblocking send never asks its receiver
+ * to share the copy.
  * @param buf      data, not to be modified until the request completes
  * @param count    elements, >= 0
  * @param datatype any committed datatype (it may be freed once the call returned)
  * @param dest     rank in @p comm, or MPI_PROC_NULL (the request completes at once)
  * @param tag      0 .. MPI_TAG_UB
  * @param comm     intra- or intercommunicator; freeing it waits for its pending requests
- * @param request  the request, for MPI_Wait and its kin; MPI_Cancel has no effect on it
+ * @param request  the request, for MPI_Wait and its kin
  * @return MPI_SUCCESS or an error code raised on @p comm, as MPIX_Send_zcopy's, plus
- *         ::MPIX_ERRKIND_UNSUPPORTED below MPI_THREAD_MULTIPLE and ::MPIX_ERRKIND_ARGUMENT
- *         for a NULL @p request. Errors of the transfer come back from MPI_Wait and in the
- *         status's MPI_ERROR.
- * @par Complexity as MPIX_Send_zcopy, minus the copy the receiver would ask the sender to
- *      share.
+ *         ::MPIX_ERRKIND_ARGUMENT for a NULL @p request. Errors of the transfer come back
+ *         from MPI_Wait and in the status's MPI_ERROR.
+ * @par Complexity as MPIX_Send_zcopy through MPI (Open MPI), minus the copy the
+ *      receiver would ask the sender to share.
  */
 int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request *request);
@@ -171,10 +170,15 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  *
  * Receives posted on one communicator match in posting order, as MPI's do: a receive
  * waits while one posted before it (nonblocking, by this process) could take the same
- * message, and a blocking MPIX_Recv_zcopy waits for those too. The progress thread (see
- * MPIX_Isend_zcopy) matches the message and copies a zero-copy one straight into @p buf.
- * MPI_Cancel ends a receive that has not matched a message yet (MPI_Test_cancelled then
- * says so).
+ * message, and a blocking MPIX_Recv_zcopy waits for those too. With Open MPI the receive
+ * is posted to MPI at once (or once the earlier one is through) and finished inside
+ * MPI's progress, in whatever MPI call the program makes: a zero-copy message from a
+ * blocking sender is copied straight into @p buf there. With MPICH the request's poll
+ * and wait functions match and read the message in MPI_Test and MPI_Wait*. MPI_Cancel
+ * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so);
+ * with Open MPI, one already posted to MPI only if its source is MPI_ANY_SOURCE or the
+ * calling rank (else MPI_Cancel returns MPI_ERR_UNSUPPORTED_OPERATION and the receive
+ * goes on).
  * @param buf      where the data goes, not to be read until the request completes
  * @param count    elements the buffer holds, >= 0
  * @param datatype any committed datatype (it may be freed once the call returned)
@@ -184,7 +188,8 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * @param request  the request
  * @return as MPIX_Isend_zcopy. MPI_ERR_TRUNCATE comes back from MPI_Wait with the status
  *         filled, as for MPI_Irecv.
- * @par Complexity as MPIX_Recv_zcopy; one MPI_Type_dup of a derived @p datatype.
+ * @par Complexity as MPIX_Recv_zcopy; one datatype (header and data) made and committed
+ *      per call.
  */
 int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                      MPI_Request *request);

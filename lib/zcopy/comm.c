@@ -62,13 +62,15 @@ static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extr
 {
     (void)comm, (void)keyval, (void)extra;
     mpix_zcopy_comm *zc = value;
-    /* MPI_Comm_free lets pending operations complete: the progress thread, or the
-     * callbacks MPI's progress runs (hook.c), still use the communicator (valid until this
-     * returns) and this state for them. */
+    /* MPI_Comm_free lets pending operations complete: the progress thread, the callbacks
+     * MPI's progress runs (hook.c) or the passes of MPICH's poll functions still use the
+     * communicator (valid until this returns) and this state for them. */
     for (unsigned long poll = 0; atomic_load_explicit(&zc->requests_pending, memory_order_acquire) > 0; poll++) {
         int flag;
-        if (zc->process->hooks && poll % 64 == 0) /* progress for them; a failure shows in their calls */
+        if (poll % 64 == 0) { /* progress for them; a failure shows in their calls */
             (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+            mpix_zcopy_progress_poke(zc->process);
+        }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     free_state(zc);

@@ -189,6 +189,31 @@ static void cancel_from_other(int by_thread)
     }
 }
 
+/* Rank 0 frees the communicator of a pending receive, as MPI allows: the receive still
+ * completes once rank 1's message comes. */
+static void free_with_pending(void)
+{
+    MPI_Comm pending_comm;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pending_comm);
+    if (rank > 1)
+        return;
+    double value[SMALL] = { 0 };
+    if (rank == 0) {
+        MPI_Request request;
+        CHECK(MPIX_Irecv_zcopy(value, SMALL, MPI_DOUBLE, 1, 94, pending_comm, &request) == MPI_SUCCESS, "irecv");
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD); /* posted: rank 1 may send */
+        CHECK(MPI_Comm_free(&pending_comm) == MPI_SUCCESS, "free with a pending receive");
+        CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait after the free");
+        CHECK(value[SMALL - 1] == 94, "value %g", value[SMALL - 1]);
+    } else {
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int e = 0; e < SMALL; e++)
+            value[e] = 94;
+        CHECK(MPIX_Send_zcopy(value, SMALL, MPI_DOUBLE, 0, 94, pending_comm) == MPI_SUCCESS, "send");
+        MPI_Comm_free(&pending_comm);
+    }
+}
+
 /* Rank 1 sends four numbered messages on one tag; rank 0 has posted a wildcard receive
  * and three specific ones: MPI's posting order gives them 0, 1, 2, 3. Then completion by
  * polling MPI_Test. */
@@ -327,6 +352,7 @@ int main(int argc, char **argv)
         order_and_test();
         cancel_truncate_proc_null();
         cancel_from_other(by_thread);
+        free_with_pending();
         arguments();
         const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
         zcopy_counters counters = zcopy_stats_of(comm);

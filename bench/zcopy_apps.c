@@ -348,6 +348,19 @@ static int setup_context(const bench_options *options, const app_kernel *kernel,
     return size;
 }
 
+/* One outer iteration of @way, alone, on a context of its own: the first iteration the
+ * baseline pays on a communicator and buffers it never used. */
+static bench_stats cold_on_fresh(const bench_options *options, const bench_options *once, const app_kernel *kernel,
+                                 bench_fn way)
+{
+    app_context fresh;
+    setup_context(options, kernel, &fresh);
+    bench_stats cold = bench_time(once, way, &fresh, 1);
+    free_context(&fresh);
+    MPI_Comm_free(&fresh.comm);
+    return cold;
+}
+
 static void run_kernel(const bench_options *options, const app_kernel *kernel)
 {
     app_context c;
@@ -363,11 +376,7 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     once.repetitions = 1;
     char label[192];
     bench_stats cold_zcopy = bench_time(&once, zcopy_way, &c, 1);
-    app_context fresh;
-    setup_context(options, kernel, &fresh);
-    bench_stats cold_datatype = bench_time(&once, datatype_way, &fresh, 1);
-    free_context(&fresh);
-    MPI_Comm_free(&fresh.comm);
+    bench_stats cold_datatype = cold_on_fresh(options, &once, kernel, datatype_way);
     snprintf(label, sizeof label, "%s: first iteration vs MPI datatype", kernel->name);
     bench_row(options, "zcopy-apps", label, moved, cold_zcopy, cold_datatype);
     /* The interposed calls on a communicator of their own start cold there (peers'
@@ -405,7 +414,7 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
  * interleaved samples. */
 static void run_halo(const bench_options *options, const app_kernel *kernel)
 {
-    app_context c, fresh;
+    app_context c;
     int size = setup_context(options, kernel, &c);
     size_t moved = 2 * (size_t)kernel->messages * size;
     bench_options unwarmed = *options, once = *options;
@@ -413,10 +422,7 @@ static void run_halo(const bench_options *options, const app_kernel *kernel)
     once.repetitions = 1;
     char label[192];
     bench_stats cold_zcopy = bench_time(&once, zcopy_halo, &c, 1);
-    setup_context(options, kernel, &fresh);
-    bench_stats cold_datatype = bench_time(&once, datatype_halo, &fresh, 1);
-    free_context(&fresh);
-    MPI_Comm_free(&fresh.comm);
+    bench_stats cold_datatype = cold_on_fresh(options, &once, kernel, datatype_halo);
     snprintf(label, sizeof label, "%s, halo (Isend/Irecv/Waitall): first iteration vs MPI datatype", kernel->name);
     bench_row(options, "zcopy-halo", label, moved, cold_zcopy, cold_datatype);
     int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);

@@ -80,9 +80,9 @@ typedef struct hook_probe {
 
 struct mpix_zcopy_hooks {
     pthread_mutex_t send_lock;    /* around a header and its data: no other send between */
-    pthread_mutex_t lock;         /* the list and the steps; never held across an MPI call */
+    pthread_mutex_t lock;         /* the list, the steps, a queued receive's cancel; never
+                                     held across an MPI call */
     hooked_receive *first, *last;
-    int calls_aside;              /* MPI_Cancel's callback may not call MPI (MPICH, multiple threads) */
 };
 
 static int fired(MPI_Datatype type, int keyval, void *value, void *extra);
@@ -197,7 +197,7 @@ static hooked_receive *unlist(mpix_zcopy_hooks *hooks, hooked_receive *receive)
     }
     hooked_receive *to_post = NULL, **tail = &to_post;
     for (hooked_receive *queued = hooks->first; queued; queued = queued->next) {
-        if (queued->step != STEP_QUEUED)
+        if (queued->step != STEP_QUEUED || queued->cancelled)
             continue;
         int blocked = 0;
         for (hooked_receive *earlier = hooks->first; earlier != queued && !blocked; earlier = earlier->next)
@@ -238,12 +238,9 @@ static void complete(hooked_receive *receive, int rc)
     if (receive->prepared != MPI_DATATYPE_NULL && PMPI_Type_free(&receive->prepared) != MPI_SUCCESS &&
         receive->error == MPI_SUCCESS)
         receive->error = MPI_ERR_TYPE;
-    if (receive->owns_datatype && PMPI_Type_free(&receive->datatype) != MPI_SUCCESS && receive->error == MPI_SUCCESS)
-        receive->error = MPI_ERR_TYPE;
+    MPI_Datatype owned = receive->owns_datatype ? receive->datatype : MPI_DATATYPE_NULL;
     receive->owns_datatype = 0;
-    atomic_fetch_sub_explicit(&receive->zc->requests_pending, 1, memory_order_release);
-    /* Only fails for a request that is not generalized, which this one is. */
-    (void)PMPI_Grequest_complete(receive->request);
+    mpix_zcopy_request_done(receive->zc, receive->request, &owned, &receive->error);
 }
 
 /* ---- the callback -------------------------------------------------------------------- */
@@ -355,32 +352,6 @@ static int free_receive(void *extra_state)
     return MPI_SUCCESS;
 }
 
-/* What MPI_Cancel does besides marking: runs in a thread of its own where the callback
- * may not call MPI. */
-typedef struct cancel_work {
-    hooked_receive *receive;
-    int queued;                   /* 1: complete it; 0: send it its cancel header */
-} cancel_work;
-
-static void *cancel_aside(void *argument)
-{
-    cancel_work *work = argument;
-    hooked_receive *receive = work->receive;
-    if (work->queued) {
-        receive->cancelled = 1;
-        through(receive, MPI_SUCCESS);
-    } else {
-        mpix_zcopy_header header = { .magic = MPIX_ZCOPY_MAGIC, .kind = MPIX_ZCOPY_CANCEL,
-                                     .nonce = receive->cancel_nonce, .source_rank = receive->zc->rank,
-                                     .tag = receive->tag == MPI_ANY_TAG ? 0 : receive->tag };
-        /* Small, to this process: sent eagerly. A failure leaves the receive waiting for
-         * a message, as if the cancel came too late. */
-        (void)PMPI_Send(&header, sizeof header, MPI_BYTE, receive->zc->rank, header.tag, receive->comm);
-    }
-    free(work);
-    return NULL;
-}
-
 /* A receive not yet posted ends at once; one posted from MPI_ANY_SOURCE or from this
  * process is sent a header that ends it (a message that comes first wins, as with
  * MPI_Cancel); one whose header arrived is matched and cannot be cancelled. One posted
@@ -393,32 +364,23 @@ static int cancel_receive(void *extra_state, int complete_already)
     mpix_zcopy_hooks *hooks = receive->zc->process->hooks;
     pthread_mutex_lock(&hooks->lock);
     int step = receive->step, reachable = receive->source == MPI_ANY_SOURCE || receive->source == receive->zc->rank;
-    int act = step == STEP_QUEUED || (step == STEP_HEADER && reachable && !receive->cancel_nonce);
-    if (step == STEP_HEADER && act)
+    int send_header = step == STEP_HEADER && reachable && !receive->cancel_nonce;
+    if (send_header)
         receive->cancel_nonce = next_cancel_nonce();
+    if (step == STEP_QUEUED)
+        receive->cancelled = 1;   /* under the lock: no callback posts it now (unlist) */
     pthread_mutex_unlock(&hooks->lock);
-    if (step == STEP_HEADER && !reachable)
+    if (step == STEP_QUEUED)
+        through(receive, MPI_SUCCESS);
+    else if (send_header) {
+        mpix_zcopy_header header = { .magic = MPIX_ZCOPY_MAGIC, .kind = MPIX_ZCOPY_CANCEL,
+                                     .nonce = receive->cancel_nonce, .source_rank = receive->zc->rank,
+                                     .tag = receive->tag == MPI_ANY_TAG ? 0 : receive->tag };
+        /* Small, to this process: sent eagerly. A failure leaves the receive waiting for
+         * a message, as if the cancel came too late. */
+        (void)PMPI_Send(&header, sizeof header, MPI_BYTE, receive->zc->rank, header.tag, receive->comm);
+    } else if (step == STEP_HEADER && !reachable)
         return MPI_ERR_UNSUPPORTED_OPERATION;
-    if (!act)
-        return MPI_SUCCESS;
-    cancel_work *work = malloc(sizeof *work);
-    if (!work)
-        return MPI_ERR_NO_MEM;
-    *work = (cancel_work){ receive, step == STEP_QUEUED };
-    if (!hooks->calls_aside) {
-        cancel_aside(work);
-        return MPI_SUCCESS;
-    }
-    pthread_t thread;
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    int error = pthread_create(&thread, &attributes, cancel_aside, work);
-    pthread_attr_destroy(&attributes);
-    if (error) {
-        free(work);
-        return MPI_ERR_NO_MEM;
-    }
     return MPI_SUCCESS;
 }
 
@@ -475,10 +437,9 @@ int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datat
     return MPI_SUCCESS;
 }
 
-int mpix_zcopy_hooked_isend(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest,
-                            int tag, MPI_Comm comm, MPI_Request *request)
+int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request)
 {
-    (void)zc;
     hooked_send *send = calloc(1, sizeof *send);
     if (!send)
         return MPI_ERR_NO_MEM;
@@ -577,12 +538,10 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **out)
         *out = process->hooks;
         return MPI_SUCCESS;
     }
-    int mode = 0, deferred = 0, keyval, thread_level;
+    int mode = 0, deferred = 0, keyval;
     int rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PROGRESS, &mode);
     if (rc == MPI_SUCCESS)
         rc = mpix_keyval_get(&hook_keyval, &keyval);   /* outside the library's lock, which it takes */
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Query_thread(&thread_level);
 #if defined(MPICH_NUMVERSION)
     /* MPICH 4.0 runs the callback inside UCX's progress, where an MPI call that makes
      * progress (MPI_Request_free of a receive posted there) aborts in UCX
@@ -599,12 +558,6 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **out)
     if (hooks) {
         pthread_mutex_init(&hooks->lock, NULL);
         pthread_mutex_init(&hooks->send_lock, NULL);
-#if defined(MPICH_NUMVERSION)
-        /* MPICH calls MPI_Cancel's callback inside its critical section at this level. */
-        hooks->calls_aside = thread_level == MPI_THREAD_MULTIPLE;
-#else
-        (void)thread_level;
-#endif
     }
     mpix_lock();
     if (!atomic_load_explicit(&process->hooks_decided, memory_order_acquire)) {

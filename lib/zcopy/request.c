@@ -127,21 +127,27 @@ static int received(mpix_zcopy_request *request, int rc)
     return 1;
 }
 
+void mpix_zcopy_request_done(mpix_zcopy_comm *zc, MPI_Request request, MPI_Datatype *owned, int *error)
+{
+    if (*owned != MPI_DATATYPE_NULL && PMPI_Type_free(owned) != MPI_SUCCESS && *error == MPI_SUCCESS)
+        *error = MPI_ERR_TYPE;
+    atomic_fetch_sub_explicit(&zc->requests_pending, 1, memory_order_release);
+    /* Only fails for a request that is not generalized, which this one is. */
+    (void)PMPI_Grequest_complete(request);
+}
+
 /* Hands a finished request to MPI. After this the caller's MPI_Wait may free it. */
 static void finish(mpix_zcopy_request *request)
 {
-    if (request->owns_datatype && PMPI_Type_free(&request->datatype) != MPI_SUCCESS && request->error == MPI_SUCCESS)
-        request->error = MPI_ERR_TYPE;
+    MPI_Datatype owned = request->owns_datatype ? request->datatype : MPI_DATATYPE_NULL;
     request->owns_datatype = 0;
-    atomic_fetch_sub_explicit(&request->zc->requests_pending, 1, memory_order_release);
-    /* Only fails for a request that is not generalized, which this one is. */
-    (void)PMPI_Grequest_complete(request->request);
+    mpix_zcopy_request_done(request->zc, request->request, &owned, &request->error);
 }
 
 /* One look at every pending request, finishing those done: the progress thread's loop
  * body, and what MPICH's poll and wait functions of the requests run in the caller's
  * MPI_Wait or MPI_Test (progress->polled). One pass at a time: a second caller returns.
- * Returns the number finished, or -1 when nothing was pending. */
+ * Returns the number finished. */
 static int progress_pass(mpix_zcopy_progress *progress)
 {
     if (pthread_mutex_trylock(&progress->passing) != 0)
@@ -159,9 +165,9 @@ static int progress_pass(mpix_zcopy_progress *progress)
     if (count > 0)
         memcpy(progress->snapshot, progress->pending, count * sizeof *progress->snapshot);
     pthread_mutex_unlock(&progress->lock);
-    if (progress->count == 0) {
+    if (count == 0) {
         pthread_mutex_unlock(&progress->passing);
-        return -1;
+        return 0;
     }
     mpix_zcopy_request **snapshot = progress->snapshot;
     int finished = 0;
@@ -230,7 +236,7 @@ static int wait_requests(int count, void **extra_states, double timeout, MPI_Sta
     for (int i = 0; i < count; i++) {
         mpix_zcopy_request *request = extra_states[i];
         for (unsigned long poll = 0; !atomic_load_explicit(&request->done, memory_order_acquire); poll++)
-            if (progress_pass(request->zc->process->progress) <= 0)
+            if (progress_pass(request->zc->process->progress) == 0)
                 mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     return MPI_SUCCESS;
@@ -275,6 +281,8 @@ void mpix_zcopy_progress_poke(mpix_zcopy_process *process)
  * progress thread unless MPICH's poll and wait functions drive them. */
 static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)
 {
+    if ((*out = process->progress))   /* set once (atomic), never unset before MPI_Finalize */
+        return MPI_SUCCESS;
     int mode = 0, rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PROGRESS, &mode);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -362,13 +370,11 @@ static int cancel_request(void *extra_state, int complete)
 
 /* A request for @comm with its generalized request started, or an error (a thread level
  * below MPI_THREAD_MULTIPLE, no memory). */
-static int request_new(const char *call, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
+static int request_new(const char *call, mpix_zcopy_comm *zc, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
 {
-    mpix_zcopy_comm *zc;
     mpix_zcopy_progress *progress;
     int provided, rc;
-    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS || (rc = progress_get(zc->process, &progress)) != MPI_SUCCESS ||
-        (rc = PMPI_Query_thread(&provided)) != MPI_SUCCESS)
+    if ((rc = progress_get(zc->process, &progress)) != MPI_SUCCESS || (rc = PMPI_Query_thread(&provided)) != MPI_SUCCESS)
         return rc;
     if (!progress->polled && provided != MPI_THREAD_MULTIPLE)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
@@ -440,11 +446,11 @@ static void request_discard(mpix_zcopy_request *request)
     (void)PMPI_Request_free(&handle);   /* calls free_request */
 }
 
-static int isend_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                         MPI_Request *handle)
+static int isend_checked(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *handle)
 {
     mpix_zcopy_request *request = NULL;
-    int rc = request_new("MPIX_Isend_zcopy", comm, 0, &request);
+    int rc = request_new("MPIX_Isend_zcopy", zc, comm, 0, &request);
     if (rc != MPI_SUCCESS)
         return rc;
     if ((rc = mpix_zcopy_send_start(&request->send, buf, count, datatype, dest, tag, comm, 0)) != MPI_SUCCESS) {
@@ -457,11 +463,11 @@ static int isend_checked(const void *buf, int count, MPI_Datatype datatype, int 
     return MPI_SUCCESS;
 }
 
-static int irecv_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                         MPI_Request *handle)
+static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Request *handle)
 {
     mpix_zcopy_request *request = NULL;
-    int rc = request_new("MPIX_Irecv_zcopy", comm, 1, &request);
+    int rc = request_new("MPIX_Irecv_zcopy", zc, comm, 1, &request);
     if (rc != MPI_SUCCESS)
         return rc;
     request->buf = buf;
@@ -496,6 +502,14 @@ static int irecv_proc_null(MPI_Request *handle)
     return PMPI_Grequest_complete(*handle);
 }
 
+/* @comm's zcopy state and how its nonblocking calls complete: @hooks inside MPI's
+ * progress (hook.c), else NULL: the pending requests' passes (below). */
+static int completion_of(MPI_Comm comm, mpix_zcopy_comm **zc, mpix_zcopy_hooks **hooks)
+{
+    int rc = mpix_zcopy_comm_get(comm, zc);
+    return rc == MPI_SUCCESS ? mpix_zcopy_hooks_get((*zc)->process, hooks) : rc;
+}
+
 MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                               MPI_Request *request)
 {
@@ -507,12 +521,10 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
     if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
         return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
     mpix_zcopy_comm *zc;
-    mpix_zcopy_hooks *hooks = NULL;
-    if ((rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
-        rc = mpix_zcopy_hooks_get(zc->process, &hooks);
-    if (rc == MPI_SUCCESS)
-        rc = hooks ? mpix_zcopy_hooked_isend(zc, buf, count, datatype, dest, tag, comm, request)
-                   : isend_checked(buf, count, datatype, dest, tag, comm, request);
+    mpix_zcopy_hooks *hooks;
+    if ((rc = completion_of(comm, &zc, &hooks)) == MPI_SUCCESS)
+        rc = hooks ? mpix_zcopy_hooked_isend(buf, count, datatype, dest, tag, comm, request)
+                   : isend_checked(zc, buf, count, datatype, dest, tag, comm, request);
     return mpix_raise_comm(comm, rc);
 }
 
@@ -527,11 +539,9 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     if (source == MPI_PROC_NULL)
         return mpix_raise_comm(comm, irecv_proc_null(request));
     mpix_zcopy_comm *zc;
-    mpix_zcopy_hooks *hooks = NULL;
-    if ((rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
-        rc = mpix_zcopy_hooks_get(zc->process, &hooks);
-    if (rc == MPI_SUCCESS)
+    mpix_zcopy_hooks *hooks;
+    if ((rc = completion_of(comm, &zc, &hooks)) == MPI_SUCCESS)
         rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
-                   : irecv_checked(buf, count, datatype, source, tag, comm, request);
+                   : irecv_checked(zc, buf, count, datatype, source, tag, comm, request);
     return mpix_raise_comm(comm, rc);
 }

@@ -208,7 +208,7 @@ typedef struct mpix_zcopy_process {
     /* shape.c: the cost model's kernel ns per byte of the cheapest shape on which
      * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
     double zero_copy_lost_at, zero_copy_won_at;
-    struct mpix_zcopy_progress *progress;    /* request.c: started by the first nonblocking call */
+    struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
     struct mpix_zcopy_hooks *hooks;          /* hook.c: made by the first nonblocking call */
     _Atomic int hooks_decided;               /* hook.c: hooks (NULL or not) is final */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
@@ -549,8 +549,8 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **hooks);
 void mpix_zcopy_hooks_destroy(mpix_zcopy_process *process);
 int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
                             MPI_Comm comm, MPI_Request *request);
-int mpix_zcopy_hooked_isend(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest,
-                            int tag, MPI_Comm comm, MPI_Request *request);
+int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request);
 /* A nonblocking inline send of kind MPIX_ZCOPY_MPI as its header, then its data with
  * the caller's datatype (@send->inner), as the next message on @tag: no struct around a
  * large datatype to commit at every call. */
@@ -565,6 +565,10 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag);
 /* Stops the progress thread, failing what it still holds (at MPI_Finalize). */
 typedef struct mpix_zcopy_progress mpix_zcopy_progress;
 void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress);
+/* A nonblocking call of @zc is through: frees its datatype of its own (*@owned, unless
+ * MPI_DATATYPE_NULL), that failure into *@error if it holds none, and completes its
+ * generalized @request, after which the caller's MPI_Wait may free it. */
+void mpix_zcopy_request_done(mpix_zcopy_comm *zc, MPI_Request request, MPI_Datatype *owned, int *error);
 /* Where no thread drives the pending requests (MPICH: MPI_Test and MPI_Wait* do), one
  * pass over them, for a call of this process that waits for a peer meanwhile. */
 void mpix_zcopy_progress_poke(mpix_zcopy_process *process);

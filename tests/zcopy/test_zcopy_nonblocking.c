@@ -156,6 +156,17 @@ static void mixed(void)
     free(in);
 }
 
+/* Rank 1: once rank 0 says its receive is posted (@go on MPI_COMM_WORLD), SMALL doubles
+ * of value @tag to it with @tag on @on. */
+static void send_when_posted(int go, int tag, MPI_Comm on)
+{
+    double value[SMALL];
+    MPI_Recv(NULL, 0, MPI_BYTE, 0, go, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int e = 0; e < SMALL; e++)
+        value[e] = tag;
+    CHECK(MPIX_Send_zcopy(value, SMALL, MPI_DOUBLE, 0, tag, on) == MPI_SUCCESS, "send");
+}
+
 /* Rank 0 cancels a receive from rank 1 that nothing has matched yet. Completed inside
  * MPI's progress, the receive is posted and out of reach (MPI_ERR_UNSUPPORTED_OPERATION)
  * and takes the message rank 1 then sends; by the progress thread, it is cancelled and
@@ -181,12 +192,8 @@ static void cancel_from_other(int by_thread)
         if (cancelled)
             CHECK(MPIX_Recv_zcopy(value, SMALL, MPI_DOUBLE, 1, 95, comm, &status) == MPI_SUCCESS, "recv");
         CHECK(value[SMALL - 1] == 95, "value %g", value[SMALL - 1]);
-    } else {
-        MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        for (int e = 0; e < SMALL; e++)
-            value[e] = 95;
-        CHECK(MPIX_Send_zcopy(value, SMALL, MPI_DOUBLE, 0, 95, comm) == MPI_SUCCESS, "send");
-    }
+    } else
+        send_when_posted(1, 95, comm);
 }
 
 /* Rank 0 frees the communicator of a pending receive, as MPI allows: the receive still
@@ -206,10 +213,7 @@ static void free_with_pending(void)
         CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait after the free");
         CHECK(value[SMALL - 1] == 94, "value %g", value[SMALL - 1]);
     } else {
-        MPI_Recv(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        for (int e = 0; e < SMALL; e++)
-            value[e] = 94;
-        CHECK(MPIX_Send_zcopy(value, SMALL, MPI_DOUBLE, 0, 94, pending_comm) == MPI_SUCCESS, "send");
+        send_when_posted(2, 94, pending_comm);
         MPI_Comm_free(&pending_comm);
     }
 }

@@ -38,4 +38,17 @@ static inline void mpix_backoff(unsigned long poll, unsigned long spins)
     mpix_backoff_phases(poll, spins, 20000);
 }
 
+/* A wait whose every look is an MPI test (progress): yield one look in eight. The MPI's
+ * progress may yield by itself (Open MPI where ranks outnumber cores) or never (MPICH
+ * 4.0): yielding at every look yields twice with the one, and spinning alone holds the
+ * core the peer needs with the other. Measured with 4 ranks on 2 cores, a loop of a
+ * node step and an 8-byte message step: Open MPI 2.9-3.0 us yielding one look in 8, as
+ * with MPI_Waitall (6.7-8.4 at every look); MPICH 2.2-2.5 us (8.5-107 us spinning, 3.4-4.6
+ * at every look). */
+static inline void mpix_backoff_progress(unsigned long poll)
+{
+    if (poll % 8 == 7)
+        sched_yield();
+}
+
 #endif

@@ -87,7 +87,7 @@ static int allreduce_bytes(mpix_hy_op *op, MPI_Aint *bytes)
                                     mpix_hy_node_sums_bytes(op->hy, op->small_slot))
                        : vector * (node_size + 1); /* node_size input slots, then the vector */
     if (rc == MPI_SUCCESS && op->small && op->hy->exchange_comm != MPI_COMM_NULL &&
-        !(op->node_sum = malloc((size_t)vector + 1)))
+        !(op->node_sum = malloc(mpix_hy_node_sum_bytes(op->hy, (size_t)vector))))
         rc = MPI_ERR_NO_MEM;
     return rc;
 }

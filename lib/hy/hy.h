@@ -36,6 +36,8 @@ typedef struct mpix_hy_state {
     /* Small allreduce on several nodes (node_sums.c): */
     MPI_Comm exchange_comm;          /* a private duplicate for trading node sums; MPI_COMM_NULL
                                         where the leaders' allreduce serves instead */
+    int exchange_every;              /* every process trades with its counterpart on each other
+                                        node (equal nodes, few of them): nothing to publish */
     int exchange_peers;              /* nodes this process trades node sums with */
     int peer_node[MPIX_HY_EXCHANGE_PEERS_MAX], peer_rank[MPIX_HY_EXCHANGE_PEERS_MAX];
 } mpix_hy_state;
@@ -81,7 +83,8 @@ typedef struct mpix_hy_op {
     char *small_result;        /* this process's copy of the result */
     char *sums;                /* several nodes, exchange_comm: two parities of one slot per
                                   node, for the node sums received (node_sums.c) */
-    char *node_sum;            /* there: this process's private copy of its node's sum */
+    char *node_sum;            /* there: this process's private copy of its node's sum, then
+                                  (hy->exchange_every) the sums its peers sent, in peer order */
     /* allgather, leader, non-block placement: */
     char *pack;
     MPI_Datatype *node_types;
@@ -155,15 +158,18 @@ static inline void mpix_hy_await(const mpix_hy_op *op, char *slot, unsigned call
  * and with whom this process trades; @way is mpix_hy_small_nodes' keyword index (auto,
  * trade, leaders). Collective over @comm.
  * mpix_hy_node_sums_bytes: the bytes of the node's received-sums area for slots of
- * @slot bytes (0 where the trade does not serve).
+ * @slot bytes (0 where the trade does not serve or every process trades).
+ * mpix_hy_node_sum_bytes: the bytes of op->node_sum for vectors of @vector bytes.
  * mpix_hy_node_sums_reset: zero the call numbers of the slots this process writes,
  * before the node's first call (behind a barrier).
  * mpix_hy_small_reduce_nodes: mpix_hy_small_reduce into op->node_sum, the trade with
- * this process's peers, their sums published to the node in op->sums, and every node's
- * sum folded in node order into @into: the same bits on every process. With @into NULL
- * the process only trades (a caller whose node's leader alone folds, then signals). */
+ * this process's peers, their sums published to the node in op->sums (unless every
+ * process trades), and every node's sum folded in node order into @into: the same bits
+ * on every process. With @into NULL the process only trades (a caller whose node's
+ * leader alone folds, then signals; not with hy->exchange_every). */
 int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way);
 size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot);
+size_t mpix_hy_node_sum_bytes(const mpix_hy_state *hy, size_t vector);
 void mpix_hy_node_sums_reset(const mpix_hy_op *op);
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into);
 

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Small allreduce on several nodes without a leader: every process of a node has the
  * node's sum (mpix_hy_small_reduce), so the exchange of node sums between nodes is
- * shared out among the node's processes, each trading with at most a few other nodes in
- * one step, and what they receive is published to the node like the inputs were.
+ * shared out among the node's processes in one message step. Two ways:
  *
- * Against the leaders' MPI_Allreduce (log2 nodes message steps, then a signal to the
- * node) this is one message step and one publication. It serves where every process has
- * at most EXCHANGE_PEERS_MAX nodes to trade with and no machine is oversubscribed; with
- * more partners a process sends and receives serially, and the leaders' allreduce
- * serves. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce, runs alternated:
- * 4 nodes of 4 (one partner) 1.88-1.99 us against 2.53-2.56 us for the leaders' way,
- * 2 nodes of 8 1.74-1.83 against 1.89-1.95; 8 nodes of 2 (four partners, in a build that
- * allowed them) 2.94-3.01 against 2.74 us. The Wrapper_* layer trades on more than two
- * nodes only (wrapper.c). */
+ * - every process trades (nodes of equal size, at most EXCHANGE_PEERS_MAX other nodes):
+ *   node rank r of each node sends its node's sum to node rank r of every other node and
+ *   receives theirs into private memory, so each folds every node's sum itself: one
+ *   publication step on the node and one message step. Measured with 4 ranks as 2 nodes
+ *   of 2 on 2 cores, 8-byte MPIX_Hy_allreduce in a loop, builds alternated: 3.05-3.80 us
+ *   against 5.69-6.07 us for the leaders' way (Open MPI's MPI_Allreduce 3.2-4.5 us);
+ *   MPICH 5.8-7.9 us against 9.6-587 us (its own allreduce takes milliseconds).
+ * - one pair of processes per pair of nodes trades, and what they receive is published
+ *   to the node like the inputs were: each pair of nodes costs one message, so it serves
+ *   nodes of any sizes. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce,
+ *   runs alternated: 4 nodes of 4 (one partner) 1.88-1.99 us against 2.53-2.56 us for
+ *   the leaders' way, 2 nodes of 8 1.74-1.83 against 1.89-1.95; 8 nodes of 2 (four
+ *   partners, in a build that allowed them) 2.94-3.01 against 2.74 us. It serves where
+ *   every process has at most EXCHANGE_PEERS_MAX nodes to trade with and no machine is
+ *   oversubscribed; otherwise the leaders' allreduce serves.
+ *
+ * A process waiting for its messages tests them and yields one look in eight
+ * (mpix_backoff_progress). */
 #include "hy.h"
 
 #include <stdatomic.h>
@@ -31,23 +39,45 @@ static int trader(const mpix_hy_state *hy, int node, int offset)
 
 enum { WAY_AUTO, WAY_TRADE, WAY_LEADERS }; /* keyword order of mpix_hy_small_nodes */
 
+/* Every process trades when every node has the same size and each has at most
+ * EXCHANGE_PEERS_MAX others: node rank r of one node with node rank r of each other. */
+static int open_every(mpix_hy_state *hy)
+{
+    if (hy->nodes - 1 > EXCHANGE_PEERS_MAX)
+        return 0;
+    for (int node = 0; node < hy->nodes; node++)
+        if (hy->node_sizes[node] != hy->node_size)
+            return 0;
+    for (int node = 0; node < hy->nodes; node++) {
+        if (node == hy->node)
+            continue;
+        hy->peer_node[hy->exchange_peers] = node;
+        hy->peer_rank[hy->exchange_peers++] = hy->members[hy->member_offset[node] + hy->node_rank];
+    }
+    return hy->exchange_every = 1;
+}
+
 int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
 {
     hy->exchange_comm = MPI_COMM_NULL;
     hy->exchange_peers = 0;
-    if (hy->nodes < 2)
+    hy->exchange_every = 0;
+    if (hy->nodes < 2 || way == WAY_LEADERS)
         return MPI_SUCCESS;
+    /* The node tables are the same on every process, so every process chooses alike. */
+    if (way != WAY_TRADE && open_every(hy))
+        return PMPI_Comm_dup(comm, &hy->exchange_comm);
     /* A process trades with (nodes - 1) / its node's size nodes, rounded up; the same
      * tables give the same answer on every process. */
     for (int node = 0; node < hy->nodes; node++)
         if ((hy->nodes - 1 + hy->node_sizes[node] - 1) / hy->node_sizes[node] > EXCHANGE_PEERS_MAX)
             return MPI_SUCCESS;
-    /* Where a machine's processes outnumber its hardware threads, a trader waiting in MPI
-     * holds a core that its node's others need to publish (MPICH 4.0 polls without
-     * yielding): 4 ranks as 2 nodes on 2 cores, 8 B, 94-275 us traded against 24-28 us by
-     * the leaders (Open MPI 5.1 against 6.4 us). Every process must choose alike, and
-     * machines differ: agreed over @comm. */
-    int fits = way == WAY_TRADE || (way == WAY_AUTO && mpix_hy_spin_polls(hy) > 0), all_fit = 0;
+    /* Where a machine's processes outnumber its hardware threads, the trader is the one
+     * process of its node that its others wait for, twice a call (its sum, then what it
+     * received): 4 ranks as 2 nodes on 2 cores, 8 B, MPICH, 94-275 us traded against
+     * 24-28 us by the leaders (Open MPI 5.1 against 6.4 us). Every process must choose
+     * alike, and machines differ: agreed over @comm. */
+    int fits = way == WAY_TRADE || mpix_hy_spin_polls(hy) > 0, all_fit = 0;
     int rc = PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
     if (rc != MPI_SUCCESS || !all_fit)
         return rc;
@@ -65,7 +95,12 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
 
 size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot)
 {
-    return hy->exchange_comm != MPI_COMM_NULL ? 2 * (size_t)hy->nodes * slot : 0;
+    return hy->exchange_comm != MPI_COMM_NULL && !hy->exchange_every ? 2 * (size_t)hy->nodes * slot : 0;
+}
+
+size_t mpix_hy_node_sum_bytes(const mpix_hy_state *hy, size_t vector)
+{
+    return (hy->exchange_every ? 1 + (size_t)hy->exchange_peers : 1) * vector + 1; /* never 0 bytes */
 }
 
 static char *sum_slot(const mpix_hy_op *op, int node, unsigned parity)
@@ -75,16 +110,42 @@ static char *sum_slot(const mpix_hy_op *op, int node, unsigned parity)
 
 void mpix_hy_node_sums_reset(const mpix_hy_op *op)
 {
+    if (op->hy->exchange_every)
+        return;
     for (int peer = 0; peer < op->hy->exchange_peers; peer++)
         for (unsigned parity = 0; parity < 2; parity++)
             atomic_store((_Atomic uint32_t *)sum_slot(op, op->hy->peer_node[peer], parity), 0);
 }
 
-/* Receives land in the slots directly. The slots of one parity are free when a call
- * starts: every process of the node that folds (all, or with @into NULL elsewhere only
- * the leader) read them two calls ago, before it published the last call's input, which
- * this process saw. Messages of a pair of processes match in call order (one tag, one
- * communicator), and a message only lands once received here. */
+/* Where @peer's node sum lands: in every-process trading this process's private memory
+ * after its own node's sum, otherwise the node's slot for that node. */
+static char *received_sum(const mpix_hy_op *op, int peer, unsigned parity)
+{
+    size_t vector = (size_t)op->count * (size_t)op->extent;
+    return op->hy->exchange_every ? op->node_sum + (1 + (size_t)peer) * vector
+                                  : sum_slot(op, op->hy->peer_node[peer], parity) + HEADER;
+}
+
+/* A waiting process tests its requests and yields now and then: Open MPI's progress
+ * yields by itself where ranks outnumber cores, MPICH 4.0's never does (MPI_Waitall there
+ * holds the core the peer needs: 4 ranks on 2 cores took milliseconds a call). */
+static int wait_all(int count, MPI_Request *requests, MPI_Status *statuses)
+{
+    int done = 0, rc = MPI_SUCCESS;
+    for (unsigned long poll = 0; rc == MPI_SUCCESS && !done; poll++) {
+        rc = PMPI_Testall(count, requests, &done, statuses);
+        if (rc == MPI_SUCCESS && !done)
+            mpix_backoff_progress(poll);
+    }
+    return rc;
+}
+
+/* Receives land in private memory or in the node's slots directly. The slots of one
+ * parity are free when a call starts: every process of the node that folds (all, or
+ * with @into NULL elsewhere only the leader) read them two calls ago, before it
+ * published the last call's input, which this process saw. Private memory is free once
+ * the last call returned. Messages of a pair of processes match in call order (one tag,
+ * one communicator), and a message only lands once received here. */
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
 {
     mpix_hy_state *hy = op->hy;
@@ -93,8 +154,8 @@ int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
     MPI_Status statuses[2 * EXCHANGE_PEERS_MAX]; /* not MPI_STATUSES_IGNORE: GCC takes MPICH's for an array */
     int posted = 0, rc = MPI_SUCCESS, step;
     for (int peer = 0; peer < hy->exchange_peers && rc == MPI_SUCCESS; peer++)
-        if ((rc = PMPI_Irecv(sum_slot(op, hy->peer_node[peer], parity) + HEADER, op->count, op->datatype,
-                             hy->peer_rank[peer], TAG, hy->exchange_comm, &requests[posted])) == MPI_SUCCESS)
+        if ((rc = PMPI_Irecv(received_sum(op, peer, parity), op->count, op->datatype, hy->peer_rank[peer], TAG,
+                             hy->exchange_comm, &requests[posted])) == MPI_SUCCESS)
             posted++;
     step = mpix_hy_small_reduce(op, input, op->node_sum);
     rc = rc != MPI_SUCCESS ? rc : step;
@@ -105,20 +166,24 @@ int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
             posted++;
         else if (rc == MPI_SUCCESS)
             rc = step;
-    if (posted > 0 && (step = PMPI_Waitall(posted, requests, statuses)) != MPI_SUCCESS && rc == MPI_SUCCESS)
+    if (posted > 0 && (step = wait_all(posted, requests, statuses)) != MPI_SUCCESS && rc == MPI_SUCCESS)
         rc = step;
-    /* Published even after a failure: nobody is left waiting. */
-    for (int peer = 0; peer < hy->exchange_peers; peer++)
-        mpix_hy_publish(sum_slot(op, hy->peer_node[peer], parity), call);
-    if (!into)
-        return rc;
-    for (int node = 0; node < hy->nodes; node++)
-        if (node != hy->node)
-            mpix_hy_await(op, sum_slot(op, node, parity), call);
+    if (!hy->exchange_every) {
+        /* Published even after a failure: nobody is left waiting. */
+        for (int peer = 0; peer < hy->exchange_peers; peer++)
+            mpix_hy_publish(sum_slot(op, hy->peer_node[peer], parity), call);
+        if (!into)
+            return rc;
+        for (int node = 0; node < hy->nodes; node++)
+            if (node != hy->node)
+                mpix_hy_await(op, sum_slot(op, node, parity), call);
+    }
     /* Node sums in node order, as every process of every node folds them: the same bits
      * everywhere. */
-    for (int node = 0; node < hy->nodes && rc == MPI_SUCCESS; node++) {
-        const char *sum = node == hy->node ? op->node_sum : sum_slot(op, node, parity) + HEADER;
+    for (int node = 0, peer = 0; node < hy->nodes && rc == MPI_SUCCESS; node++) {
+        const char *sum = node == hy->node ? op->node_sum
+                          : hy->exchange_every ? received_sum(op, peer++, parity)
+                                               : sum_slot(op, node, parity) + HEADER;
         rc = node == 0 ? mpix_hy_copy(op, into, sum, op->count)
                        : PMPI_Reduce_local(sum, into, op->count, op->datatype, op->op);
     }

@@ -12,9 +12,11 @@
  *              by the leader (nobody still reads the last data), the bridge, one signal
  *   allgather  one node: one barrier; several: one step, the bridge, one signal
  *   allreduce  small vectors, one node: no barrier, every process publishes its input
- *              with a call number (allreduce.c) and reduces all of them; more than two
- *              nodes (few enough per process): the same publication, the node's
- *              processes trade node sums (node_sums.c), the leader folds, one signal;
+ *              with a call number (allreduce.c) and reduces all of them; up to three
+ *              nodes of equal size: the same publication, every process trades node
+ *              sums with its counterparts and folds them (node_sums.c), no signal; more
+ *              than two nodes otherwise (few enough per process): the same publication,
+ *              the node's processes trade node sums, the leader folds, one signal;
  *              otherwise one step, the leader reduces (and the bridge), one signal;
  *              larger: one barrier, every process reduces a slice, then as allgather */
 #include "hy.h"
@@ -219,8 +221,10 @@ static int open_sync(wrapper_state *state)
         mpix_hy_op sums = { .hy = state->hy };
         set_small_layout(state, &sums);
         mpix_hy_node_sums_reset(&sums);
-        int allocated = hy->exchange_comm == MPI_COMM_NULL || (state->node_sum = malloc((size_t)state->small_bytes))
-                            ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        int allocated = hy->exchange_comm == MPI_COMM_NULL ||
+                                (state->node_sum = malloc(mpix_hy_node_sum_bytes(hy, (size_t)state->small_bytes)))
+                            ? MPI_SUCCESS
+                            : MPI_ERR_NO_MEM;
         rc = mpix_spin_barrier(state->sync); /* passed by every process: the creation agrees after */
         rc = allocated != MPI_SUCCESS ? allocated : rc;
     }
@@ -573,6 +577,21 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
         return;
     }
     int leader = hy->node_rank == 0;
+    if ((long long)vector <= state->small_bytes && hy->exchange_every) {
+        /* Small, few equal nodes: every process trades with its counterparts
+         * (node_sums.c), folds the node sums and stores what differs, as on one node. It
+         * stores only once every process of its node has published this call, i.e. has
+         * left the last one and reads its result no more. */
+        set_small_layout(state, &reduction);
+        rc = mpix_hy_small_reduce_nodes(&reduction, slots + hy->node_rank * vector, state->scratch);
+        state->small_calls = reduction.calls;
+        if (rc == MPI_SUCCESS && differs(node_reduced, state->node_sum, vector))
+            memcpy(node_reduced, state->node_sum, vector);
+        if (rc == MPI_SUCCESS && differs(global, state->scratch, vector))
+            memcpy(global, state->scratch, vector);
+        raise_on(comm_handle, rc);
+        return;
+    }
     if ((long long)vector <= state->small_bytes && hy->exchange_comm != MPI_COMM_NULL && hy->nodes > 2) {
         /* Small, more than two nodes: every process publishes its input as on one node,
          * the node's processes trade node sums (node_sums.c), and the leader alone folds

@@ -33,7 +33,8 @@ static void usage(int rank)
            "                  [--min-bytes N] [SUBCOMMAND...]\n"
            "Without a subcommand, runs a --quick version of every one. --hugepages puts message\n"
            "buffers (zcopy) on transparent huge pages. --threads starts MPI with\n"
-           "MPI_THREAD_MULTIPLE (zcopy's nonblocking halo table needs it with MPICH). --min-bytes skips message sizes below N\n"
+           "MPI_THREAD_MULTIPLE (zcopy's halo table with MPIX_ZCOPY_PROGRESS=thread needs it). --min-bytes\n"
+           "skips message sizes below N "
            "(hy's sweep of 8 B to 1 MiB; 1 MiB always runs). Subcommands:\n");
     for (int i = 0; i < SUBCOMMAND_COUNT; i++)
         printf("  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
@@ -53,9 +54,9 @@ int main(int argc, char **argv)
     const subcommand *chosen[SUBCOMMAND_COUNT * 4];
     int chosen_count = 0, status = 0;
 
-    /* --threads: MPI_THREAD_MULTIPLE, which zcopy's nonblocking calls need with MPICH
-     * (its halo table); every other figure of such a run is taken at that level too. Decided
-     * before MPI_Init, so read from the raw arguments. */
+    /* --threads: MPI_THREAD_MULTIPLE, which zcopy's progress thread needs (its halo table
+     * with MPIX_ZCOPY_PROGRESS=thread); every other figure of such a run is taken at that
+     * level too. Decided before MPI_Init, so read from the raw arguments. */
     int threads = 0, provided = MPI_THREAD_SINGLE;
     for (int i = 1; i < argc; i++)
         threads |= strcmp(argv[i], "--threads") == 0;

@@ -49,12 +49,13 @@
  * barrier (one step read by every process) on one node; with several, one step, the
  * leaders' exchange, one signal. Allreduce: up to `mpix_hy_small_bytes` (default 2048
  * bytes), on one node no barrier (every process publishes a copy of its slot's input on
- * a cache line of its own and reduces all copies); on up to 3 nodes of equal size the
+ * a cache line of its own and reduces all copies); on up to 3 nodes of equal size, with
+ * more processes than hardware threads on every machine, the
  * same publication, then every process trades node sums with its counterpart on each
  * other node (one message step) and folds them, no signal; on more than two nodes
  * otherwise the same publication, then some processes of each node trade node sums with
  * other nodes (one message step, at most 2 nodes each) and the leader folds them, one
- * signal; on two unequal nodes (or with more than twice as many other nodes as a node has
+ * signal; on two nodes otherwise (or with more than twice as many other nodes as a node has
  * processes, or more processes than hardware threads on a machine) one step, the
  * leader reduces the node alone, one signal; above, one barrier, every process reduces a slice,
  * then one barrier on one node or one step and signal around the leaders' MPI_Allreduce.

@@ -3,7 +3,8 @@
  * node's sum (mpix_hy_small_reduce), so the exchange of node sums between nodes is
  * shared out among the node's processes in one message step. Two ways:
  *
- * - every process trades (nodes of equal size, at most EXCHANGE_PEERS_MAX other nodes):
+ * - every process trades (nodes of equal size, at most EXCHANGE_PEERS_MAX other nodes,
+ *   machines whose processes outnumber their hardware threads):
  *   node rank r of each node sends its node's sum to node rank r of every other node and
  *   receives theirs into private memory, so each folds every node's sum itself: one
  *   publication step on the node and one message step. Measured with 4 ranks as 2 nodes
@@ -57,30 +58,13 @@ static int open_every(mpix_hy_state *hy)
     return hy->exchange_every = 1;
 }
 
-int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
+/* One pair of processes per pair of nodes, where each process trades with at most
+ * EXCHANGE_PEERS_MAX nodes ((nodes - 1) / its node's size, rounded up). */
+static int open_pairs(mpix_hy_state *hy)
 {
-    hy->exchange_comm = MPI_COMM_NULL;
-    hy->exchange_peers = 0;
-    hy->exchange_every = 0;
-    if (hy->nodes < 2 || way == WAY_LEADERS)
-        return MPI_SUCCESS;
-    /* The node tables are the same on every process, so every process chooses alike. */
-    if (way != WAY_TRADE && open_every(hy))
-        return PMPI_Comm_dup(comm, &hy->exchange_comm);
-    /* A process trades with (nodes - 1) / its node's size nodes, rounded up; the same
-     * tables give the same answer on every process. */
     for (int node = 0; node < hy->nodes; node++)
         if ((hy->nodes - 1 + hy->node_sizes[node] - 1) / hy->node_sizes[node] > EXCHANGE_PEERS_MAX)
-            return MPI_SUCCESS;
-    /* Where a machine's processes outnumber its hardware threads, the trader is the one
-     * process of its node that its others wait for, twice a call (its sum, then what it
-     * received): 4 ranks as 2 nodes on 2 cores, 8 B, MPICH, 94-275 us traded against
-     * 24-28 us by the leaders (Open MPI 5.1 against 6.4 us). Every process must choose
-     * alike, and machines differ: agreed over @comm. */
-    int fits = way == WAY_TRADE || mpix_hy_spin_polls(hy) > 0, all_fit = 0;
-    int rc = PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
-    if (rc != MPI_SUCCESS || !all_fit)
-        return rc;
+            return 0;
     for (int offset = 1; offset < hy->nodes; offset++) {
         if (trader(hy, hy->node, offset) != hy->node_rank)
             continue;
@@ -89,8 +73,36 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
         hy->peer_node[hy->exchange_peers] = node;
         hy->peer_rank[hy->exchange_peers++] = hy->members[hy->member_offset[node] + node_rank];
     }
-    /* The library's own messages never meet the program's on the hybrid communicator. */
-    return PMPI_Comm_dup(comm, &hy->exchange_comm);
+    return 1;
+}
+
+int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
+{
+    hy->exchange_comm = MPI_COMM_NULL;
+    hy->exchange_peers = 0;
+    hy->exchange_every = 0;
+    if (hy->nodes < 2 || way == WAY_LEADERS)
+        return MPI_SUCCESS;
+    /* Whether each machine's processes fit its hardware threads. Where they do not, a
+     * pair trader is the one process of its node that its others wait for, twice a call
+     * (its sum, then what it received): 4 ranks as 2 nodes on 2 cores, 8 B, MPICH, 94-275
+     * us traded against 24-28 us by the leaders (Open MPI 5.1 against 6.4 us); every
+     * process trading waits for no one of its node but its own message step (Open MPI
+     * 1.05-1.22x MPI_Allreduce against 0.50-0.82x by the leaders). Where they do, waits
+     * spin, and on nodes that share cores without knowing it (tools/vcluster: 2 nodes of
+     * 2 on 2 cores) every process trading took 540 us against 40 us for the Wrapper's
+     * leaders, whose others sleep meanwhile. Every process must choose alike, and
+     * machines differ: agreed over @comm. */
+    int fits = mpix_hy_spin_polls(hy) > 0, agreed[2], rc;
+    int mine[2] = { fits, -fits }; /* minimum: all fit; minus the maximum: any fits */
+    if ((rc = PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS)
+        return rc;
+    int all_fit = agreed[0], none_fits = agreed[1] == 0;
+    /* The node tables are the same on every process, so every process chooses alike. */
+    if ((way == WAY_AUTO && none_fits && open_every(hy)) || ((way == WAY_TRADE || all_fit) && open_pairs(hy)))
+        /* The library's own messages never meet the program's on the hybrid communicator. */
+        return PMPI_Comm_dup(comm, &hy->exchange_comm);
+    return MPI_SUCCESS;
 }
 
 size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot)

@@ -13,9 +13,10 @@
  *   allgather  one node: one barrier; several: one step, the bridge, one signal
  *   allreduce  small vectors, one node: no barrier, every process publishes its input
  *              with a call number (allreduce.c) and reduces all of them; up to three
- *              nodes of equal size: the same publication, every process trades node
- *              sums with its counterparts and folds them (node_sums.c), no signal; more
- *              than two nodes otherwise (few enough per process): the same publication,
+ *              nodes of equal size on oversubscribed machines: the same publication,
+ *              every process trades node sums with its counterparts and folds them
+ *              (node_sums.c), no signal; more than two nodes otherwise (few enough per
+ *              process, no machine oversubscribed): the same publication,
  *              the node's processes trade node sums, the leader folds, one signal;
  *              otherwise one step, the leader reduces (and the bridge), one signal;
  *              larger: one barrier, every process reduces a slice, then as allgather */
@@ -578,7 +579,7 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
     }
     int leader = hy->node_rank == 0;
     if ((long long)vector <= state->small_bytes && hy->exchange_every) {
-        /* Small, few equal nodes: every process trades with its counterparts
+        /* Small, few equal nodes, oversubscribed: every process trades with its counterparts
          * (node_sums.c), folds the node sums and stores what differs, as on one node. It
          * stores only once every process of its node has published this call, i.e. has
          * left the last one and reads its result no more. */

@@ -8,9 +8,9 @@
  *   node rank r of each node sends its node's sum to node rank r of every other node and
  *   receives theirs into private memory, so each folds every node's sum itself: one
  *   publication step on the node and one message step. Measured with 4 ranks as 2 nodes
- *   of 2 on 2 cores, 8-byte MPIX_Hy_allreduce in a loop, builds alternated: 3.05-3.80 us
- *   against 5.69-6.07 us for the leaders' way (Open MPI's MPI_Allreduce 3.2-4.5 us);
- *   MPICH 5.8-7.9 us against 9.6-587 us (its own allreduce takes milliseconds).
+ *   of 2 on 2 cores, 8 B, `mpix-bench --quick hy`, builds alternated: MPIX_Hy_allreduce
+ *   1.05-1.22x Open MPI's MPI_Allreduce against 0.50-0.82x for the leaders' way
+ *   (bench/results/hy-openmpi-4ranks-2vnodes-every-*.txt).
  * - one pair of processes per pair of nodes trades, and what they receive is published
  *   to the node like the inputs were: each pair of nodes costs one message, so it serves
  *   nodes of any sizes. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce,

@@ -145,6 +145,16 @@ static int differs(const char *shared, const char *mine, size_t bytes)
     return 0;
 }
 
+/* Store @mine into @shared where it differs: a process that finds the result there
+ * already leaves the line shared instead of taking it for a store of the same bytes
+ * (16 ranks on 16 cores, runs alternated: 8 B allreduce 1.83-1.96x MPI against
+ * 1.35-1.38x storing always). */
+static void store_if_differs(char *shared, const char *mine, size_t bytes)
+{
+    if (differs(shared, mine, bytes))
+        memcpy(shared, mine, bytes);
+}
+
 /* The type facts of a call, or an error naming @call; a repeat of the last call's
  * predefined datatype and count reuses its facts. Derived datatypes are asked about
  * every call: a program that frees its datatype and builds another may get the same
@@ -531,11 +541,8 @@ static int allreduce_one_node(wrapper_state *state, mpix_hy_op *reduction, char 
     reduction->calls = state->small_calls;
     int rc = mpix_hy_small_reduce(reduction, slots + reduction->hy->node_rank * vector, state->scratch);
     state->small_calls = reduction->calls;
-    /* A process that finds the result there already leaves the line shared instead of
-     * taking it for a store of the same bytes (16 ranks on 16 cores, runs alternated:
-     * 8 B allreduce 1.83-1.96x MPI against 1.35-1.38x storing always). */
-    if (rc == MPI_SUCCESS && differs(node_reduced, state->scratch, vector))
-        memcpy(node_reduced, state->scratch, vector);
+    if (rc == MPI_SUCCESS)
+        store_if_differs(node_reduced, state->scratch, vector);
     return rc;
 }
 
@@ -586,10 +593,10 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
         set_small_layout(state, &reduction);
         rc = mpix_hy_small_reduce_nodes(&reduction, slots + hy->node_rank * vector, state->scratch);
         state->small_calls = reduction.calls;
-        if (rc == MPI_SUCCESS && differs(node_reduced, state->node_sum, vector))
-            memcpy(node_reduced, state->node_sum, vector);
-        if (rc == MPI_SUCCESS && differs(global, state->scratch, vector))
-            memcpy(global, state->scratch, vector);
+        if (rc == MPI_SUCCESS) {
+            store_if_differs(node_reduced, state->node_sum, vector);
+            store_if_differs(global, state->scratch, vector);
+        }
         raise_on(comm_handle, rc);
         return;
     }

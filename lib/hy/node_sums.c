@@ -38,7 +38,7 @@ static int trader(const mpix_hy_state *hy, int node, int offset)
     return (offset - 1) % hy->node_sizes[node];
 }
 
-enum { WAY_AUTO, WAY_TRADE, WAY_LEADERS }; /* keyword order of mpix_hy_small_nodes */
+enum { WAY_AUTO, WAY_TRADE, WAY_LEADERS, WAY_EVERY }; /* keyword order of mpix_hy_small_nodes */
 
 /* Every process trades when every node has the same size and each has at most
  * EXCHANGE_PEERS_MAX others: node rank r of one node with node rank r of each other. */
@@ -99,7 +99,8 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
         return rc;
     int all_fit = agreed[0], none_fits = agreed[1] == 0;
     /* The node tables are the same on every process, so every process chooses alike. */
-    if ((way == WAY_AUTO && none_fits && open_every(hy)) || ((way == WAY_TRADE || all_fit) && open_pairs(hy)))
+    if (((way == WAY_EVERY || (way == WAY_AUTO && none_fits)) && open_every(hy)) ||
+        ((way == WAY_TRADE || all_fit) && open_pairs(hy)))
         /* The library's own messages never meet the program's on the hybrid communicator. */
         return PMPI_Comm_dup(comm, &hy->exchange_comm);
     return MPI_SUCCESS;

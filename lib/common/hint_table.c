@@ -76,11 +76,11 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_HY_SMALL_NODES] = { "mpix_hy_small_nodes", "MPIX_HY_SMALL_NODES", NULL, "hy", TESTING,
                                    MPIX_HINT_TYPE_KEYWORD, "auto|trade|leaders|every", 0, 0, "auto",
                                    "small allreduce across nodes: the node sums traded by the nodes' processes "
-                                   "(auto: by every process where nodes are equal, at most 3, and every machine is "
-                                   "oversubscribed; by one pair per pair of nodes where each trades with at most 2 "
-                                   "nodes and no machine is oversubscribed; trade: one pair per pair of nodes, even "
-                                   "oversubscribed; every: by every process wherever nodes are equal and at most 3), "
-                                   "or the leaders' MPI_Allreduce" },
+                                   "(auto: by every process where nodes are equal and at most 3, for Wrapper_* only "
+                                   "where every machine is oversubscribed; otherwise by one pair per pair of nodes "
+                                   "where each trades with at most 2 nodes and no machine is oversubscribed; trade: "
+                                   "one pair per pair of nodes, even oversubscribed; every: by every process on equal "
+                                   "nodes, at most 3), or the leaders' MPI_Allreduce" },
     [MPIX_HINT_ZCOPY] = { "mpix_zcopy", "MPIX_ZCOPY", NULL, "zcopy", USER, MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                           "false sends every zcopy message through plain MPI" },
     [MPIX_HINT_ZCOPY_EAGER_BYTES] = { "mpix_zcopy_eager_bytes", "MPIX_ZCOPY_EAGER_BYTES", NULL, "zcopy", USER,

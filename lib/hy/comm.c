@@ -196,7 +196,8 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
     }
     const char *small_way = hy->nodes == 1 ? "one node"
                             : hy->exchange_comm == MPI_COMM_NULL ? "leaders combine"
-                            : hy->exchange_every ? "node sums traded by every process"
+                            : hy->exchange_every && hy->oversubscribed ? "node sums traded by every process"
+                            : hy->exchange_every ? "MPIX_Hy_* node sums traded by every process, Wrapper_* leaders combine"
                             : hy->nodes > 2 ? "node sums traded"
                                             : "MPIX_Hy_* trades node sums, Wrapper_* leaders combine";
     mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement; small allreduce: %s",

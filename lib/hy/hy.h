@@ -38,6 +38,8 @@ typedef struct mpix_hy_state {
                                         where the leaders' allreduce serves instead */
     int exchange_every;              /* every process trades with its counterpart on each other
                                         node (equal nodes, few of them): nothing to publish */
+    int oversubscribed;              /* every machine runs more processes than hardware threads
+                                        (agreed at creation) */
     int exchange_peers;              /* nodes this process trades node sums with */
     int peer_node[MPIX_HY_EXCHANGE_PEERS_MAX], peer_rank[MPIX_HY_EXCHANGE_PEERS_MAX];
 } mpix_hy_state;

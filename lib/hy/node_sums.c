@@ -3,22 +3,29 @@
  * node's sum (mpix_hy_small_reduce), so the exchange of node sums between nodes is
  * shared out among the node's processes in one message step. Two ways:
  *
- * - every process trades (nodes of equal size, at most EXCHANGE_PEERS_MAX other nodes,
- *   machines whose processes outnumber their hardware threads):
+ * - every process trades (nodes of equal size, at most EXCHANGE_PEERS_MAX other nodes):
  *   node rank r of each node sends its node's sum to node rank r of every other node and
  *   receives theirs into private memory, so each folds every node's sum itself: one
- *   publication step on the node and one message step. Measured with 4 ranks as 2 nodes
- *   of 2 on 2 cores, 8 B, `mpix-bench --quick hy`, builds alternated: MPIX_Hy_allreduce
- *   1.05-1.22x Open MPI's MPI_Allreduce against 0.50-0.82x for the leaders' way
- *   (bench/results/hy-openmpi-4ranks-2vnodes-every-*.txt).
+ *   publication step on the node and one message step. 8-byte MPIX_Hy_allreduce, against
+ *   Open MPI's MPI_Allreduce or the way it replaced:
+ *   4 ranks as 2 nodes of 2 on 2 cores (builds alternated, `mpix-bench --quick hy`)
+ *   1.05-1.22x against 0.50-0.82x for the leaders' way
+ *   (bench/results/hy-openmpi-4ranks-2vnodes-every-*.txt); 16 ranks on 16 cores, runs
+ *   alternated: 2 nodes of 8 1.51-1.57 us against 1.83-2.04 us traded by one pair, 3
+ *   nodes of 4 1.38-1.62 against 1.58-1.79 (bench/results/hy-openmpi-16core-every.txt);
+ *   2 nodes of 2 sharing 2 cores without knowing it (tools/vcluster) 540 against 1,037.
  * - one pair of processes per pair of nodes trades, and what they receive is published
  *   to the node like the inputs were: each pair of nodes costs one message, so it serves
  *   nodes of any sizes. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce,
  *   runs alternated: 4 nodes of 4 (one partner) 1.88-1.99 us against 2.53-2.56 us for
  *   the leaders' way, 2 nodes of 8 1.74-1.83 against 1.89-1.95; 8 nodes of 2 (four
- *   partners, in a build that allowed them) 2.94-3.01 against 2.74 us. It serves where
- *   every process has at most EXCHANGE_PEERS_MAX nodes to trade with and no machine is
- *   oversubscribed; otherwise the leaders' allreduce serves.
+ *   partners, in a build that allowed them) 2.94-3.01 against 2.74 us. It serves unequal
+ *   nodes where every process has at most EXCHANGE_PEERS_MAX nodes to trade with and no
+ *   machine is oversubscribed; otherwise the leaders' allreduce serves.
+ *
+ * Wrapper_* trades by every process only on oversubscribed machines: elsewhere, with
+ * every process trading, each stores the result into the region and spins meanwhile,
+ * where its leaders' way lets the others sleep (wrapper.c).
  *
  * A process waiting for its messages tests them and yields one look in eight
  * (mpix_backoff_progress). */
@@ -87,19 +94,16 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
      * pair trader is the one process of its node that its others wait for, twice a call
      * (its sum, then what it received): 4 ranks as 2 nodes on 2 cores, 8 B, MPICH, 94-275
      * us traded against 24-28 us by the leaders (Open MPI 5.1 against 6.4 us); every
-     * process trading waits for no one of its node but its own message step (Open MPI
-     * 1.05-1.22x MPI_Allreduce against 0.50-0.82x by the leaders). Where they do, waits
-     * spin, and on nodes that share cores without knowing it (tools/vcluster: 2 nodes of
-     * 2 on 2 cores) every process trading took 540 us against 40 us for the Wrapper's
-     * leaders, whose others sleep meanwhile. Every process must choose alike, and
-     * machines differ: agreed over @comm. */
+     * process trading waits for no one of its node but its own message step. Every
+     * process must choose alike, and machines differ: agreed over @comm. */
     int fits = mpix_hy_spin_polls(hy) > 0, agreed[2], rc;
     int mine[2] = { fits, -fits }; /* minimum: all fit; minus the maximum: any fits */
     if ((rc = PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS)
         return rc;
-    int all_fit = agreed[0], none_fits = agreed[1] == 0;
+    int all_fit = agreed[0];
+    hy->oversubscribed = agreed[1] == 0;
     /* The node tables are the same on every process, so every process chooses alike. */
-    if (((way == WAY_EVERY || (way == WAY_AUTO && none_fits)) && open_every(hy)) ||
+    if (((way == WAY_EVERY || way == WAY_AUTO) && open_every(hy)) ||
         ((way == WAY_TRADE || all_fit) && open_pairs(hy)))
         /* The library's own messages never meet the program's on the hybrid communicator. */
         return PMPI_Comm_dup(comm, &hy->exchange_comm);

@@ -84,10 +84,10 @@ static int allreduce_bytes(mpix_hy_op *op, MPI_Aint *bytes)
     op->spin_polls = mpix_hy_spin_polls(op->hy);
     op->inputs_in_slots = vector <= INPUTS_IN_SLOTS_BYTES;
     *bytes = op->small ? (MPI_Aint)(node_size * op->small_stride + 2 * op->small_data +
-                                    mpix_hy_node_sums_bytes(op->hy, op->small_slot))
+                                    mpix_hy_node_sums_bytes(op->hy, op->exchange, op->small_slot))
                        : vector * (node_size + 1); /* node_size input slots, then the vector */
-    if (rc == MPI_SUCCESS && op->small && op->hy->exchange_comm != MPI_COMM_NULL &&
-        !(op->node_sum = malloc(mpix_hy_node_sum_bytes(op->hy, (size_t)vector))))
+    if (rc == MPI_SUCCESS && op->small && op->exchange &&
+        !(op->node_sum = malloc(mpix_hy_node_sum_bytes(op->exchange, (size_t)vector))))
         rc = MPI_ERR_NO_MEM;
     return rc;
 }
@@ -176,7 +176,7 @@ static int allreduce_small(mpix_hy_op *op, const void *sendbuf, MPI_Win win)
 {
     mpix_hy_state *hy = op->hy;
     const void *input = sendbuf == MPI_IN_PLACE ? op->small_input : sendbuf;
-    if (hy->exchange_comm != MPI_COMM_NULL)
+    if (op->exchange)
         return mpix_raise_win(win, mpix_hy_small_reduce_nodes(op, input, op->small_result));
     int rc = mpix_hy_small_reduce(op, input, op->small_result), synced;
     if (hy->nodes == 1)

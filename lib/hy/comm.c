@@ -135,6 +135,14 @@ static int build_tables(MPI_Comm comm, mpix_hy_state *hy)
     return rc;
 }
 
+/* How a small allreduce's node sums travel, for MPIX_VERBOSE. */
+static const char *exchange_way(const mpix_hy_exchange *exchange)
+{
+    return !exchange         ? "leaders combine"
+           : exchange->every ? "node sums traded by every process"
+                             : "node sums traded by pairs";
+}
+
 MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm)
 {
     mpix_hint_value split;
@@ -194,12 +202,13 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
         free_state(hy);
         return mpix_raise_comm(comm, rc);
     }
-    const char *small_way = hy->nodes == 1 ? "one node"
-                            : hy->exchange_comm == MPI_COMM_NULL ? "leaders combine"
-                            : hy->exchange_every && hy->oversubscribed ? "node sums traded by every process"
-                            : hy->exchange_every ? "MPIX_Hy_* node sums traded by every process, Wrapper_* leaders combine"
-                            : hy->nodes > 2 ? "node sums traded"
-                                            : "MPIX_Hy_* trades node sums, Wrapper_* leaders combine";
+    const char *small_way = hy->nodes == 1 ? "one node" : NULL;
+    char ways[160];
+    if (!small_way) {
+        snprintf(ways, sizeof ways, "MPIX_Hy_* %s, Wrapper_* %s", exchange_way(hy->exchange),
+                 exchange_way(hy->wrapper_exchange));
+        small_way = ways;
+    }
     mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement; small allreduce: %s",
                  split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
                  hy->block ? "block" : "non-block (reordered)", small_way);

@@ -18,6 +18,16 @@ enum { MPIX_HY_EXCHANGE_PEERS_MAX = 2 };
  * (aligned for any predefined type) the vector. */
 enum { MPIX_HY_SLOT_HEADER = 16 };
 
+/* One way of trading node sums between nodes (node_sums.c). */
+typedef struct mpix_hy_exchange {
+    int open;                        /* this way serves the communicator */
+    int every;                       /* every process trades with its counterpart on each other
+                                        node (equal nodes, few of them): nothing to publish;
+                                        otherwise one pair of processes per pair of nodes */
+    int peers;                       /* nodes this process trades node sums with */
+    int peer_node[MPIX_HY_EXCHANGE_PEERS_MAX], peer_rank[MPIX_HY_EXCHANGE_PEERS_MAX];
+} mpix_hy_exchange;
+
 typedef struct mpix_hy_state {
     MPI_Comm node_comm, bridge_comm; /* bridge: MPI_COMM_NULL on non-leaders */
     int rank, size;                  /* in the hybrid communicator */
@@ -35,13 +45,10 @@ typedef struct mpix_hy_state {
                                         buffers (OS index); -1 otherwise */
     /* Small allreduce on several nodes (node_sums.c): */
     MPI_Comm exchange_comm;          /* a private duplicate for trading node sums; MPI_COMM_NULL
-                                        where the leaders' allreduce serves instead */
-    int exchange_every;              /* every process trades with its counterpart on each other
-                                        node (equal nodes, few of them): nothing to publish */
-    int oversubscribed;              /* every machine runs more processes than hardware threads
-                                        (agreed at creation) */
-    int exchange_peers;              /* nodes this process trades node sums with */
-    int peer_node[MPIX_HY_EXCHANGE_PEERS_MAX], peer_rank[MPIX_HY_EXCHANGE_PEERS_MAX];
+                                        where the leaders' allreduce serves both APIs */
+    mpix_hy_exchange every, pairs;   /* the ways of trading that serve here (.open) */
+    const mpix_hy_exchange *exchange;         /* the way MPIX_Hy_* takes; NULL: the leaders' */
+    const mpix_hy_exchange *wrapper_exchange; /* the way Wrapper_* takes; NULL: the leaders' */
 } mpix_hy_state;
 
 /* The state hung on @hy_comm, or NULL. */
@@ -83,10 +90,12 @@ typedef struct mpix_hy_op {
     size_t small_stride;       /* from one process's slots to the next's */
     char *small_input;         /* this process's fixed input area (MPI_IN_PLACE) */
     char *small_result;        /* this process's copy of the result */
-    char *sums;                /* several nodes, exchange_comm: two parities of one slot per
-                                  node, for the node sums received (node_sums.c) */
-    char *node_sum;            /* there: this process's private copy of its node's sum, then
-                                  (hy->exchange_every) the sums its peers sent, in peer order */
+    const mpix_hy_exchange *exchange; /* several nodes: the way node sums are traded, or
+                                  NULL (the leaders' allreduce) */
+    char *sums;                /* exchange by pairs: two parities of one slot per node, for
+                                  the node sums received (node_sums.c) */
+    char *node_sum;            /* exchange: this process's private copy of its node's sum,
+                                  then (exchange->every) the sums its peers sent, in peer order */
     /* allgather, leader, non-block placement: */
     char *pack;
     MPI_Datatype *node_types;
@@ -156,11 +165,12 @@ static inline void mpix_hy_await(const mpix_hy_op *op, char *slot, unsigned call
 
 /* Small allreduce on several nodes by trading node sums (node_sums.c).
  * mpix_hy_exchange_open: at hybrid communicator creation, after the rank tables, decide
- * whether the trade serves (hy->exchange_comm, a duplicate of @comm, or MPI_COMM_NULL)
- * and with whom this process trades; @way is mpix_hy_small_nodes' keyword index (auto,
- * trade, leaders). Collective over @comm.
+ * which ways of trading serve (hy->every, hy->pairs; hy->exchange_comm, a duplicate of
+ * @comm, or MPI_COMM_NULL), with whom this process trades in each, and the way each API
+ * takes (hy->exchange, hy->wrapper_exchange); @way is mpix_hy_small_nodes' keyword index
+ * (auto, trade, leaders, every). Collective over @comm.
  * mpix_hy_node_sums_bytes: the bytes of the node's received-sums area for slots of
- * @slot bytes (0 where the trade does not serve or every process trades).
+ * @slot bytes when trading by @exchange (0 for NULL or where every process trades).
  * mpix_hy_node_sum_bytes: the bytes of op->node_sum for vectors of @vector bytes.
  * mpix_hy_node_sums_reset: zero the call numbers of the slots this process writes,
  * before the node's first call (behind a barrier).
@@ -168,10 +178,10 @@ static inline void mpix_hy_await(const mpix_hy_op *op, char *slot, unsigned call
  * this process's peers, their sums published to the node in op->sums (unless every
  * process trades), and every node's sum folded in node order into @into: the same bits
  * on every process. With @into NULL the process only trades (a caller whose node's
- * leader alone folds, then signals; not with hy->exchange_every). */
+ * leader alone folds, then signals; not where every process trades). */
 int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way);
-size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot);
-size_t mpix_hy_node_sum_bytes(const mpix_hy_state *hy, size_t vector);
+size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, const mpix_hy_exchange *exchange, size_t slot);
+size_t mpix_hy_node_sum_bytes(const mpix_hy_exchange *exchange, size_t vector);
 void mpix_hy_node_sums_reset(const mpix_hy_op *op);
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into);
 

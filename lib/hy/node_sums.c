@@ -19,13 +19,17 @@
  *   nodes of any sizes. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce,
  *   runs alternated: 4 nodes of 4 (one partner) 1.88-1.99 us against 2.53-2.56 us for
  *   the leaders' way, 2 nodes of 8 1.74-1.83 against 1.89-1.95; 8 nodes of 2 (four
- *   partners, in a build that allowed them) 2.94-3.01 against 2.74 us. It serves unequal
- *   nodes where every process has at most EXCHANGE_PEERS_MAX nodes to trade with and no
- *   machine is oversubscribed; otherwise the leaders' allreduce serves.
+ *   partners, in a build that allowed them) 2.94-3.01 against 2.74 us. It opens where
+ *   every process has at most EXCHANGE_PEERS_MAX nodes to trade with and no machine is
+ *   oversubscribed, and MPIX_Hy_* takes it where every process cannot trade (unequal
+ *   nodes, more than 3); otherwise the leaders' allreduce serves.
  *
- * Wrapper_* trades by every process only on oversubscribed machines: elsewhere, with
- * every process trading, each stores the result into the region and spins meanwhile,
- * where its leaders' way lets the others sleep (wrapper.c).
+ * Wrapper_* trades by every process only on oversubscribed machines: elsewhere each
+ * process would store the result into the region and spin meanwhile, where the other
+ * ways let all but the leader sleep (wrapper.c). It trades by pairs on more than two
+ * nodes and takes the leaders' way otherwise. Both ways can serve one communicator, on
+ * one duplicate: every process makes the same calls in the same order, so each pair of
+ * processes' messages still match in call order.
  *
  * A process waiting for its messages tests them and yields one look in eight
  * (mpix_backoff_progress). */
@@ -49,45 +53,47 @@ enum { WAY_AUTO, WAY_TRADE, WAY_LEADERS, WAY_EVERY }; /* keyword order of mpix_h
 
 /* Every process trades when every node has the same size and each has at most
  * EXCHANGE_PEERS_MAX others: node rank r of one node with node rank r of each other. */
-static int open_every(mpix_hy_state *hy)
+static void open_every(mpix_hy_state *hy)
 {
+    mpix_hy_exchange *every = &hy->every;
     if (hy->nodes - 1 > EXCHANGE_PEERS_MAX)
-        return 0;
+        return;
     for (int node = 0; node < hy->nodes; node++)
         if (hy->node_sizes[node] != hy->node_size)
-            return 0;
+            return;
     for (int node = 0; node < hy->nodes; node++) {
         if (node == hy->node)
             continue;
-        hy->peer_node[hy->exchange_peers] = node;
-        hy->peer_rank[hy->exchange_peers++] = hy->members[hy->member_offset[node] + hy->node_rank];
+        every->peer_node[every->peers] = node;
+        every->peer_rank[every->peers++] = hy->members[hy->member_offset[node] + hy->node_rank];
     }
-    return hy->exchange_every = 1;
+    every->open = every->every = 1;
 }
 
 /* One pair of processes per pair of nodes, where each process trades with at most
  * EXCHANGE_PEERS_MAX nodes ((nodes - 1) / its node's size, rounded up). */
-static int open_pairs(mpix_hy_state *hy)
+static void open_pairs(mpix_hy_state *hy)
 {
+    mpix_hy_exchange *pairs = &hy->pairs;
     for (int node = 0; node < hy->nodes; node++)
         if ((hy->nodes - 1 + hy->node_sizes[node] - 1) / hy->node_sizes[node] > EXCHANGE_PEERS_MAX)
-            return 0;
+            return;
     for (int offset = 1; offset < hy->nodes; offset++) {
         if (trader(hy, hy->node, offset) != hy->node_rank)
             continue;
         int node = (hy->node + offset) % hy->nodes;
         int node_rank = trader(hy, node, hy->nodes - offset);
-        hy->peer_node[hy->exchange_peers] = node;
-        hy->peer_rank[hy->exchange_peers++] = hy->members[hy->member_offset[node] + node_rank];
+        pairs->peer_node[pairs->peers] = node;
+        pairs->peer_rank[pairs->peers++] = hy->members[hy->member_offset[node] + node_rank];
     }
-    return 1;
+    pairs->open = 1;
 }
 
 int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
 {
     hy->exchange_comm = MPI_COMM_NULL;
-    hy->exchange_peers = 0;
-    hy->exchange_every = 0;
+    hy->every = hy->pairs = (mpix_hy_exchange){ 0 };
+    hy->exchange = hy->wrapper_exchange = NULL;
     if (hy->nodes < 2 || way == WAY_LEADERS)
         return MPI_SUCCESS;
     /* Whether each machine's processes fit its hardware threads. Where they do not, a
@@ -100,24 +106,32 @@ int mpix_hy_exchange_open(MPI_Comm comm, mpix_hy_state *hy, int way)
     int mine[2] = { fits, -fits }; /* minimum: all fit; minus the maximum: any fits */
     if ((rc = PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS)
         return rc;
-    int all_fit = agreed[0];
-    hy->oversubscribed = agreed[1] == 0;
+    int all_fit = agreed[0], oversubscribed = agreed[1] == 0;
     /* The node tables are the same on every process, so every process chooses alike. */
-    if (((way == WAY_EVERY || way == WAY_AUTO) && open_every(hy)) ||
-        ((way == WAY_TRADE || all_fit) && open_pairs(hy)))
-        /* The library's own messages never meet the program's on the hybrid communicator. */
-        return PMPI_Comm_dup(comm, &hy->exchange_comm);
-    return MPI_SUCCESS;
+    if (way == WAY_EVERY || way == WAY_AUTO)
+        open_every(hy);
+    if (way == WAY_TRADE || all_fit)
+        open_pairs(hy);
+    const mpix_hy_exchange *pairs = hy->pairs.open ? &hy->pairs : NULL;
+    hy->exchange = hy->every.open ? &hy->every : pairs;
+    /* Wrapper_*: see the top of this file; pairs on two nodes lose to its leaders. */
+    hy->wrapper_exchange = hy->every.open && (oversubscribed || way == WAY_EVERY) ? &hy->every
+                           : hy->nodes > 2                                        ? pairs
+                                                                                  : NULL;
+    if (!hy->exchange && !hy->wrapper_exchange)
+        return MPI_SUCCESS;
+    /* The library's own messages never meet the program's on the hybrid communicator. */
+    return PMPI_Comm_dup(comm, &hy->exchange_comm);
 }
 
-size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, size_t slot)
+size_t mpix_hy_node_sums_bytes(const mpix_hy_state *hy, const mpix_hy_exchange *exchange, size_t slot)
 {
-    return hy->exchange_comm != MPI_COMM_NULL && !hy->exchange_every ? 2 * (size_t)hy->nodes * slot : 0;
+    return exchange && !exchange->every ? 2 * (size_t)hy->nodes * slot : 0;
 }
 
-size_t mpix_hy_node_sum_bytes(const mpix_hy_state *hy, size_t vector)
+size_t mpix_hy_node_sum_bytes(const mpix_hy_exchange *exchange, size_t vector)
 {
-    return (hy->exchange_every ? 1 + (size_t)hy->exchange_peers : 1) * vector + 1; /* never 0 bytes */
+    return (exchange->every ? 1 + (size_t)exchange->peers : 1) * vector + 1; /* never 0 bytes */
 }
 
 static char *sum_slot(const mpix_hy_op *op, int node, unsigned parity)
@@ -127,11 +141,12 @@ static char *sum_slot(const mpix_hy_op *op, int node, unsigned parity)
 
 void mpix_hy_node_sums_reset(const mpix_hy_op *op)
 {
-    if (op->hy->exchange_every)
+    const mpix_hy_exchange *pairs = op->exchange;
+    if (!pairs || pairs->every)
         return;
-    for (int peer = 0; peer < op->hy->exchange_peers; peer++)
+    for (int peer = 0; peer < pairs->peers; peer++)
         for (unsigned parity = 0; parity < 2; parity++)
-            atomic_store((_Atomic uint32_t *)sum_slot(op, op->hy->peer_node[peer], parity), 0);
+            atomic_store((_Atomic uint32_t *)sum_slot(op, pairs->peer_node[peer], parity), 0);
 }
 
 /* Where @peer's node sum lands: in every-process trading this process's private memory
@@ -139,8 +154,8 @@ void mpix_hy_node_sums_reset(const mpix_hy_op *op)
 static char *received_sum(const mpix_hy_op *op, int peer, unsigned parity)
 {
     size_t vector = (size_t)op->count * (size_t)op->extent;
-    return op->hy->exchange_every ? op->node_sum + (1 + (size_t)peer) * vector
-                                  : sum_slot(op, op->hy->peer_node[peer], parity) + HEADER;
+    return op->exchange->every ? op->node_sum + (1 + (size_t)peer) * vector
+                               : sum_slot(op, op->exchange->peer_node[peer], parity) + HEADER;
 }
 
 /* A waiting process tests its requests and yields now and then: Open MPI's progress
@@ -166,29 +181,30 @@ static int wait_all(int count, MPI_Request *requests, MPI_Status *statuses)
 int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
 {
     mpix_hy_state *hy = op->hy;
+    const mpix_hy_exchange *exchange = op->exchange;
     unsigned call = op->calls + 1, parity = call & 1;
     MPI_Request requests[2 * EXCHANGE_PEERS_MAX];
     MPI_Status statuses[2 * EXCHANGE_PEERS_MAX]; /* not MPI_STATUSES_IGNORE: GCC takes MPICH's for an array */
     int posted = 0, rc = MPI_SUCCESS, step;
-    for (int peer = 0; peer < hy->exchange_peers && rc == MPI_SUCCESS; peer++)
-        if ((rc = PMPI_Irecv(received_sum(op, peer, parity), op->count, op->datatype, hy->peer_rank[peer], TAG,
+    for (int peer = 0; peer < exchange->peers && rc == MPI_SUCCESS; peer++)
+        if ((rc = PMPI_Irecv(received_sum(op, peer, parity), op->count, op->datatype, exchange->peer_rank[peer], TAG,
                              hy->exchange_comm, &requests[posted])) == MPI_SUCCESS)
             posted++;
     step = mpix_hy_small_reduce(op, input, op->node_sum);
     rc = rc != MPI_SUCCESS ? rc : step;
     /* Sent even after a failure, so no peer waits for it forever. */
-    for (int peer = 0; peer < hy->exchange_peers; peer++)
-        if ((step = PMPI_Isend(op->node_sum, op->count, op->datatype, hy->peer_rank[peer], TAG, hy->exchange_comm,
+    for (int peer = 0; peer < exchange->peers; peer++)
+        if ((step = PMPI_Isend(op->node_sum, op->count, op->datatype, exchange->peer_rank[peer], TAG, hy->exchange_comm,
                                &requests[posted])) == MPI_SUCCESS)
             posted++;
         else if (rc == MPI_SUCCESS)
             rc = step;
     if (posted > 0 && (step = wait_all(posted, requests, statuses)) != MPI_SUCCESS && rc == MPI_SUCCESS)
         rc = step;
-    if (!hy->exchange_every) {
+    if (!exchange->every) {
         /* Published even after a failure: nobody is left waiting. */
-        for (int peer = 0; peer < hy->exchange_peers; peer++)
-            mpix_hy_publish(sum_slot(op, hy->peer_node[peer], parity), call);
+        for (int peer = 0; peer < exchange->peers; peer++)
+            mpix_hy_publish(sum_slot(op, exchange->peer_node[peer], parity), call);
         if (!into)
             return rc;
         for (int node = 0; node < hy->nodes; node++)
@@ -199,8 +215,8 @@ int mpix_hy_small_reduce_nodes(mpix_hy_op *op, const void *input, void *into)
      * everywhere. */
     for (int node = 0, peer = 0; node < hy->nodes && rc == MPI_SUCCESS; node++) {
         const char *sum = node == hy->node ? op->node_sum
-                          : hy->exchange_every ? received_sum(op, peer++, parity)
-                                               : sum_slot(op, node, parity) + HEADER;
+                          : exchange->every ? received_sum(op, peer++, parity)
+                                            : sum_slot(op, node, parity) + HEADER;
         rc = node == 0 ? mpix_hy_copy(op, into, sum, op->count)
                        : PMPI_Reduce_local(sum, into, op->count, op->datatype, op->op);
     }

@@ -56,6 +56,7 @@ int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, 
     int integers, addresses, datatypes, combiner, rc;
     op->kind = kind;
     op->hy = hy;
+    op->exchange = hy->exchange;
     op->count = count;
     op->datatype = datatype;
     if (count < 0)

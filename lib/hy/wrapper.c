@@ -169,6 +169,7 @@ static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, M
     if (state->last[kind].datatype == datatype && state->last[kind].count == count && datatype != MPI_DATATYPE_NULL) {
         op->kind = kind;
         op->hy = hy_of(state);
+        op->exchange = op->hy->wrapper_exchange;
         op->count = count;
         op->datatype = datatype;
         op->extent = state->last[kind].extent;
@@ -176,6 +177,7 @@ static int describe(mpix_hy_op *op, wrapper_state *state, int kind, int count, M
         return MPI_SUCCESS;
     }
     int rc = mpix_hy_op_describe(op, hy_of(state), kind, count, datatype);
+    op->exchange = hy_of(state)->wrapper_exchange;
     if (rc != MPI_SUCCESS && mpix_error_kind_of(rc) == MPIX_ERRKIND_ARGUMENT)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: msize %d or its datatype is not valid", call, count);
     if (rc == MPI_SUCCESS && op->named) {
@@ -222,21 +224,20 @@ static int open_sync(wrapper_state *state)
     state->published_slot = state->small_bytes > 0 ? mpix_hy_small_slot_bytes((size_t)state->small_bytes) : 0;
     state->spin_polls = mpix_hy_spin_polls(hy);
     size_t slots = 2 * state->published_slot * hy->node_size;
-    int rc = mpix_hy_node_buffer(hy, (MPI_Aint)(slots + mpix_hy_node_sums_bytes(hy, state->published_slot)), 1,
-                                 &state->published, &state->sync_win);
+    size_t sums = mpix_hy_node_sums_bytes(hy, hy->wrapper_exchange, state->published_slot);
+    int rc = mpix_hy_node_buffer(hy, (MPI_Aint)(slots + sums), 1, &state->published, &state->sync_win);
     if (rc == MPI_SUCCESS && !(state->sync = mpix_spin_state_of(state->sync_win)))
         rc = MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS && state->published_slot) {
         char *mine = state->published + 2 * state->published_slot * hy->node_rank;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
             atomic_store((_Atomic uint32_t *)(mine + parity * state->published_slot), 0);
-        mpix_hy_op sums = { .hy = state->hy };
-        set_small_layout(state, &sums);
-        mpix_hy_node_sums_reset(&sums);
-        int allocated = hy->exchange_comm == MPI_COMM_NULL ||
-                                (state->node_sum = malloc(mpix_hy_node_sum_bytes(hy, (size_t)state->small_bytes)))
-                            ? MPI_SUCCESS
-                            : MPI_ERR_NO_MEM;
+        mpix_hy_op traded = { .hy = state->hy, .exchange = hy->wrapper_exchange };
+        set_small_layout(state, &traded);
+        mpix_hy_node_sums_reset(&traded);
+        const mpix_hy_exchange *exchange = hy->wrapper_exchange;
+        size_t node_sum = exchange ? mpix_hy_node_sum_bytes(exchange, (size_t)state->small_bytes) : 0;
+        int allocated = !exchange || (state->node_sum = malloc(node_sum)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         rc = mpix_spin_barrier(state->sync); /* passed by every process: the creation agrees after */
         rc = allocated != MPI_SUCCESS ? allocated : rc;
     }
@@ -586,8 +587,9 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
         return;
     }
     int leader = hy->node_rank == 0;
-    if ((long long)vector <= state->small_bytes && hy->exchange_every && hy->oversubscribed) {
-        /* Small, few equal nodes, oversubscribed: every process trades with its counterparts
+    const mpix_hy_exchange *exchange = hy->wrapper_exchange;
+    if ((long long)vector <= state->small_bytes && exchange && exchange->every) {
+        /* Small, few equal nodes (oversubscribed): every process trades with its counterparts
          * (node_sums.c), folds the node sums and stores what differs, as on one node. It
          * stores only once every process of its node has published this call, i.e. has
          * left the last one and reads its result no more. Elsewhere that way spins in every
@@ -604,9 +606,8 @@ MPIX_API void Wrapper_Hy_Allreduce(void *start_addr, void **result_addr, int sha
         raise_on(comm_handle, rc);
         return;
     }
-    if ((long long)vector <= state->small_bytes && hy->exchange_comm != MPI_COMM_NULL && !hy->exchange_every &&
-        hy->nodes > 2) {
-        /* Small, more than two nodes: every process publishes its input as on one node,
+    if ((long long)vector <= state->small_bytes && exchange) {
+        /* Small, more than two nodes traded by pairs: every process publishes its input as on one node,
          * the node's processes trade node sums (node_sums.c), and the leader alone folds
          * them, stores the result and signals. Measured against the leaders' allreduce
          * (16 ranks on 16 cores, runs alternated, 8 B): 4 nodes of 4 1.69-1.86 us against

@@ -11,9 +11,10 @@
  *   4 ranks as 2 nodes of 2 on 2 cores (builds alternated, `mpix-bench --quick hy`)
  *   1.05-1.22x against 0.50-0.82x for the leaders' way
  *   (bench/results/hy-openmpi-4ranks-2vnodes-every-*.txt); 16 ranks on 16 cores, runs
- *   alternated: 2 nodes of 8 1.51-1.57 us against 1.83-2.04 us traded by one pair, 3
- *   nodes of 4 1.38-1.62 against 1.58-1.79 (bench/results/hy-openmpi-16core-every.txt);
- *   2 nodes of 2 sharing 2 cores without knowing it (tools/vcluster) 540 against 1,037.
+ *   alternated: 2 nodes of 8 1.29-1.60 us against 1.72-2.04 us traded by one pair, 3
+ *   nodes of 4 (12 ranks) 1.38-1.70 against 1.58-1.88
+ *   (bench/results/hy-openmpi-16core-every-*.txt); 2 nodes of 2 sharing 2 cores without
+ *   knowing it (tools/vcluster) 398-438 against 718-858 us.
  * - one pair of processes per pair of nodes trades, and what they receive is published
  *   to the node like the inputs were: each pair of nodes costs one message, so it serves
  *   nodes of any sizes. Measured with 16 ranks on 16 cores, 8-byte MPIX_Hy_allreduce,

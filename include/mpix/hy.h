@@ -161,9 +161,8 @@ int MPIX_Hy_allreduce_create(MPI_Comm hy_comm, int count, MPI_Datatype datatype,
  *      reduces count/(node size) elements over all node inputs, then a third barrier
  *      (one node) or a node step, one MPI_Allreduce among leaders and one signal; at or
  *      below it no barrier, each process reduces all count elements into its own copy,
- *      and several nodes add one message step: on up to 3 nodes of equal size, with more
- *      processes than hardware threads on every machine, every process trades node sums
- *      with its counterpart on each other node; otherwise some
+ *      and several nodes add one message step: on up to 3 nodes of equal size every
+ *      process trades node sums with its counterpart on each other node; otherwise some
  *      processes of each node trade with other nodes (each with at most 2) and publish
  *      what they received; with more than twice as many other nodes as the smallest node
  *      has processes, or more processes than hardware threads on a machine, one

@@ -202,13 +202,10 @@ MPIX_API int MPIX_Hy_comm_create(MPI_Comm comm, MPI_Info info, MPI_Comm *hy_comm
         free_state(hy);
         return mpix_raise_comm(comm, rc);
     }
-    const char *small_way = hy->nodes == 1 ? "one node" : NULL;
-    char ways[160];
-    if (!small_way) {
-        snprintf(ways, sizeof ways, "MPIX_Hy_* %s, Wrapper_* %s", exchange_way(hy->exchange),
+    char small_way[160] = "one node";
+    if (hy->nodes > 1)
+        snprintf(small_way, sizeof small_way, "MPIX_Hy_* %s, Wrapper_* %s", exchange_way(hy->exchange),
                  exchange_way(hy->wrapper_exchange));
-        small_way = ways;
-    }
     mpix_verbose(info, "hy", "split %s: node %d of %d, node rank %d of %d, %s placement; small allreduce: %s",
                  split.present ? split.text : "node", hy->node, hy->nodes, hy->node_rank, hy->node_size,
                  hy->block ? "block" : "non-block (reordered)", small_way);

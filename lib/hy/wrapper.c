@@ -224,7 +224,8 @@ static int open_sync(wrapper_state *state)
     state->published_slot = state->small_bytes > 0 ? mpix_hy_small_slot_bytes((size_t)state->small_bytes) : 0;
     state->spin_polls = mpix_hy_spin_polls(hy);
     size_t slots = 2 * state->published_slot * hy->node_size;
-    size_t sums = mpix_hy_node_sums_bytes(hy, hy->wrapper_exchange, state->published_slot);
+    const mpix_hy_exchange *exchange = hy->wrapper_exchange;
+    size_t sums = mpix_hy_node_sums_bytes(hy, exchange, state->published_slot);
     int rc = mpix_hy_node_buffer(hy, (MPI_Aint)(slots + sums), 1, &state->published, &state->sync_win);
     if (rc == MPI_SUCCESS && !(state->sync = mpix_spin_state_of(state->sync_win)))
         rc = MPI_ERR_INTERN;
@@ -232,10 +233,9 @@ static int open_sync(wrapper_state *state)
         char *mine = state->published + 2 * state->published_slot * hy->node_rank;
         for (unsigned parity = 0; parity < 2; parity++) /* call numbers start at 0 */
             atomic_store((_Atomic uint32_t *)(mine + parity * state->published_slot), 0);
-        mpix_hy_op traded = { .hy = state->hy, .exchange = hy->wrapper_exchange };
+        mpix_hy_op traded = { .hy = state->hy, .exchange = exchange };
         set_small_layout(state, &traded);
         mpix_hy_node_sums_reset(&traded);
-        const mpix_hy_exchange *exchange = hy->wrapper_exchange;
         size_t node_sum = exchange ? mpix_hy_node_sum_bytes(exchange, (size_t)state->small_bytes) : 0;
         int allocated = !exchange || (state->node_sum = malloc(node_sum)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         rc = mpix_spin_barrier(state->sync); /* passed by every process: the creation agrees after */

@@ -22,9 +22,12 @@
  *   posts that receive, hooked the same way. Meanwhile a later receive whose envelope
  *   could match the same messages waits unposted, so nothing takes the data apart from
  *   its header.
- * Nonblocking sends go inline, through MPI, and their requests are MPI's own: a zero-copy
- * message ends when its receiver writes the sender's mailbox, which no MPI call of the
- * sender would notice.
+ * Nonblocking sends' requests are MPI's own. Inline, through MPI, that is the data's
+ * send. A zero-copy message (below MPI_THREAD_MULTIPLE) ends when its receiver has read
+ * the sender's memory, which no MPI call of the sender would notice by itself: the header
+ * is sent twice, the second time synchronously, and the receiver receives that copy only
+ * once it has copied the data, so the synchronous send's request, which the caller holds,
+ * completes in the sender's own MPI progress.
  *
  * The callbacks call MPI to post the next receive and to complete the request, which
  * Open MPI 4.1 allows inside its progress; MPICH 4.0 does not (mpix_zcopy_hooks_get). */
@@ -41,8 +44,9 @@
 enum { HOOK_RECEIVE = 1, HOOK_SEND, HOOK_PROBE };
 
 /* Where a receive is: listed but not posted (an earlier one could take its message),
- * posted for the header and data, posted for the data that follows its header. */
-enum { STEP_QUEUED, STEP_HEADER, STEP_DATA };
+ * posted for the header and data, posted for the data that follows its header, posted
+ * for the copy of its zero-copy header that ends the sender's request. */
+enum { STEP_QUEUED, STEP_HEADER, STEP_DATA, STEP_TAIL };
 
 typedef struct hooked_receive {
     int what;                     /* HOOK_RECEIVE: the attribute's records share this field */
@@ -61,6 +65,8 @@ typedef struct hooked_receive {
     int step;                     /* STEP_*, under the hooks' lock */
     uint64_t cancel_nonce;        /* the self-sent header that ends it, 0: none */
     MPI_Count follows;            /* bytes of the data that follows its header */
+    mpix_zcopy_header tail;       /* STEP_TAIL: MPI writes the header's copy here */
+    int copied;                   /* STEP_TAIL: what the copy gave */
     int cancelled, error;
     MPI_Count bytes;
     struct hooked_receive *next;  /* the process's receives not through, in posting order */
@@ -249,6 +255,10 @@ static void complete(hooked_receive *receive, int rc)
 static void arrived(hooked_receive *receive)
 {
     const mpix_zcopy_header *header = &receive->header;
+    if (receive->step == STEP_TAIL) {
+        through(receive, receive->copied);
+        return;
+    }
     if (receive->step == STEP_DATA) {
         receive->bytes = receive->follows < receive->capacity ? receive->follows : receive->capacity;
         int rc = receive->follows > receive->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
@@ -300,6 +310,17 @@ static void arrived(hooked_receive *receive)
             /* No help asked: the sender may itself wait in a call that runs this. */
             rc = mpix_zcopy_receive_header(zc, receive->buf, receive->count, datatype, source, header, receive->comm,
                                            0);
+            if (header->tail_follows) {   /* the sender's request ends when this is received */
+                receive->copied = rc;
+                receive->bytes = header->bytes < receive->capacity ? header->bytes : receive->capacity;
+                pthread_mutex_lock(&zc->process->hooks->lock);   /* MPI_Cancel reads it */
+                receive->step = STEP_TAIL;
+                pthread_mutex_unlock(&zc->process->hooks->lock);
+                if ((rc = data_type(&receive->tail, (int)sizeof receive->tail, MPI_BYTE, &next)) == MPI_SUCCESS) {
+                    rc = post_inner(receive, next, source, header->tag);
+                    again = rc == MPI_SUCCESS;
+                }
+            }
             break;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: message kind %u from rank %d is unknown",
@@ -456,7 +477,11 @@ int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, i
     return rc;
 }
 
-int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag)
+/* @send's header, then a second message on @tag: @count of @datatype at @buf, or with
+ * MPI_DATATYPE_NULL the header again, synchronously; the second's request goes to
+ * @send->inner. One hooked datatype for the header's messages ends the send once they
+ * are done. */
+static int send_header_then(mpix_zcopy_send *send, int tag, const void *buf, int count, MPI_Datatype datatype)
 {
     mpix_zcopy_hooks *hooks = send->zc->process->hooks;
     MPI_Datatype header_type;
@@ -468,7 +493,9 @@ int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int coun
         pthread_mutex_lock(&hooks->send_lock);
         rc = PMPI_Isend(&send->header, 1, header_type, send->dest, tag, send->comm, &header_request);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner);
+            rc = datatype != MPI_DATATYPE_NULL
+                     ? PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner)
+                     : PMPI_Issend(&send->header, 1, header_type, send->dest, tag, send->comm, &send->inner);
         pthread_mutex_unlock(&hooks->send_lock);
         /* The header's request ends by itself; its datatype's hook keeps the header. */
         if (header_request != MPI_REQUEST_NULL && PMPI_Request_free(&header_request) != MPI_SUCCESS && rc == MPI_SUCCESS)
@@ -476,6 +503,17 @@ int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int coun
     }
     int free_rc = PMPI_Type_free(&header_type);
     return rc != MPI_SUCCESS ? rc : free_rc;
+}
+
+int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag)
+{
+    return send_header_then(send, tag, buf, count, datatype);
+}
+
+int mpix_zcopy_hooked_send_rts(mpix_zcopy_send *send, int tag)
+{
+    send->header.tail_follows = 1;
+    return send_header_then(send, tag, NULL, 0, MPI_DATATYPE_NULL);
 }
 
 int mpix_zcopy_hooked_overlap(mpix_zcopy_comm *zc, int source, int tag)

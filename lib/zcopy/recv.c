@@ -260,6 +260,15 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
             break;
         case MPIX_ZCOPY_RTS:
             rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm);
+            if (header->tail_follows) {
+                /* Its nonblocking sender's request ends when this is received, whatever
+                 * the copy gave. */
+                mpix_zcopy_header tail;
+                int tail_rc = PMPI_Recv(&tail, sizeof tail, MPI_BYTE, matched->MPI_SOURCE, matched->MPI_TAG, comm,
+                                        MPI_STATUS_IGNORE);
+                if (rc == MPI_SUCCESS)
+                    rc = tail_rc;
+            }
             break;
         case MPIX_ZCOPY_CANCEL: /* meant for a nonblocking receive that took another message */
             return MPIX_ZCOPY_RECEIVE_AGAIN;

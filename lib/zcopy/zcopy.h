@@ -351,9 +351,10 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
  * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
  * else the datatype. Nonblocking sends are not timed (their time is the program's), so
  * they read the learner and leave its duels to the blocking sends: driving them, every
- * other burst of four went the other way for good. */
+ * other burst of four went the other way for good. @clear_wins_only: zero-copy only
+ * where the blocking sends found the datatype CLEAR times slower, else the datatype. */
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                          int *deferred);
+                          int clear_wins_only, int *deferred);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
@@ -413,6 +414,8 @@ typedef struct mpix_zcopy_header {
     /* MPIX_ZCOPY_RTS only */
     int32_t slot;                 /* the message's slot in it */
     int32_t help_offered;         /* the sender would copy a part */
+    int32_t tail_follows;         /* a nonblocking sender's: after the copy, receive the header
+                                     again (its synchronous send, which ends when received) */
     mpix_zcopy_layout_ref data;   /* the sender's */
     uint64_t nonce;               /* interposed messages: equal to the slot's while it is live;
                                      MPIX_ZCOPY_CANCEL: the receive it ends */
@@ -555,6 +558,10 @@ int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, i
  * the caller's datatype (@send->inner), as the next message on @tag: no struct around a
  * large datatype to commit at every call. */
 int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag);
+/* A zero-copy header of a nonblocking send, then the same bytes again with a synchronous
+ * send that the receiver matches once it has copied: that send's request, in
+ * @send->inner, completes in this process's own MPI progress when the data is read. */
+int mpix_zcopy_hooked_send_rts(mpix_zcopy_send *send, int tag);
 /* Whether a hooked receive on @zc not yet through could match @source and @tag. */
 int mpix_zcopy_hooked_overlap(mpix_zcopy_comm *zc, int source, int tag);
 

@@ -251,19 +251,25 @@ static void complete(hooked_receive *receive, int rc)
 
 /* ---- the callback -------------------------------------------------------------------- */
 
+/* @receive is through (@rc) with what fits of the @sent bytes. */
+static void received(hooked_receive *receive, MPI_Count sent, int rc)
+{
+    receive->bytes = sent < receive->capacity ? sent : receive->capacity;
+    through(receive, rc);
+}
+
 /* The inner receive of @receive completed (its datatype is being destroyed). */
 static void arrived(hooked_receive *receive)
 {
     const mpix_zcopy_header *header = &receive->header;
     if (receive->step == STEP_TAIL) {
-        through(receive, receive->copied);
+        received(receive, header->bytes, receive->copied);
         return;
     }
     if (receive->step == STEP_DATA) {
-        receive->bytes = receive->follows < receive->capacity ? receive->follows : receive->capacity;
         int rc = receive->follows > receive->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
         mpix_zcopy_receive_end_inline(receive->zc, header, rc);
-        through(receive, rc);
+        received(receive, receive->follows, rc);
         return;
     }
     if (header->magic != MPIX_ZCOPY_MAGIC) {
@@ -312,7 +318,6 @@ static void arrived(hooked_receive *receive)
                                            0);
             if (header->tail_follows) {   /* the sender's request ends when this is received */
                 receive->copied = rc;
-                receive->bytes = header->bytes < receive->capacity ? header->bytes : receive->capacity;
                 pthread_mutex_lock(&zc->process->hooks->lock);   /* MPI_Cancel reads it */
                 receive->step = STEP_TAIL;
                 pthread_mutex_unlock(&zc->process->hooks->lock);
@@ -329,8 +334,7 @@ static void arrived(hooked_receive *receive)
     }
     if (again)   /* a receive is posted again: its callback goes on (and may have already) */
         return;
-    receive->bytes = header->bytes < receive->capacity ? header->bytes : receive->capacity;
-    through(receive, rc);
+    received(receive, header->bytes, rc);
 }
 
 static int fired(MPI_Datatype type, int keyval, void *value, void *extra)

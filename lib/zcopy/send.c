@@ -328,7 +328,8 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
                 return rc;
             send->has_view = 1;
         }
-        if (way == MPIX_ZCOPY_WAY_ZERO_COPY && hook && send->view.layout->bytes < HALO_BLOCK_BYTES * send->view.layout->nblocks)
+        if (way == MPIX_ZCOPY_WAY_ZERO_COPY && hook &&
+            send->view.layout->bytes < HALO_BLOCK_BYTES * send->view.layout->nblocks)
             way = MPIX_ZCOPY_WAY_DATATYPE;
         if (deferred)
             zc->stats.sent_deferred++;

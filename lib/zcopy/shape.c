@@ -217,8 +217,8 @@ enum { PACKING_LOST_SHAPES = 2, DEFERRED_SENDS = 64 };
  * engine (the application and ping-pong tables, on the 2-core VM and on 16 cores), where
  * a duel's packed sends cost the first 20 round trips of a vector of 16 B blocks half
  * their speed (0.49-0.63x MPI_Send, 0.96-1.09x with this prior); MPICH 4.0 moves them
- * 3-9 times faster packed. Packing still joins a
- * shape's duels after its first DEFERRED_SENDS sends. */
+ * 3-9 times faster packed. Packing still joins a shape's duels after its first
+ * DEFERRED_SENDS sends. */
 #if MPIX_MPI_IS_MPICH
 enum { PACKING_LOST_PRIOR = 0 };
 #else
@@ -293,8 +293,8 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                           int clear_wins_only, int *deferred)
 {
-    int zero_copy = mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && !clear_wins_only;
-    int way = zero_copy ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
+    int zero_copy = mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
+    int way = zero_copy && !clear_wins_only ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
     *deferred = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
@@ -302,7 +302,7 @@ int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_re
         const mpix_path_learner *learner = &entry->learners[interposed != 0];
         int decided = learner->period > 0 && !learner->learning;
         if (clear_wins_only) {
-            if (decided && learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) &&
+            if (zero_copy && decided && learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY &&
                 mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_DATATYPE))
                 way = MPIX_ZCOPY_WAY_ZERO_COPY;
         } else if (decided && mpix_zcopy_has_way(ways, learner->taken)) {

@@ -3,9 +3,26 @@
 
 #include <pthread.h>
 
-static pthread_mutex_t init_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: a state's create function may report an error (a bad setting), and
+ * mpix_error creates its own state on first use, under the same lock. */
+static pthread_mutex_t init_mutex;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-void mpix_lock(void) { pthread_mutex_lock(&init_mutex); }
+static void init_mutex_create(void)
+{
+    pthread_mutexattr_t attributes;
+    pthread_mutexattr_init(&attributes);
+    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&init_mutex, &attributes);
+    pthread_mutexattr_destroy(&attributes);
+}
+
+void mpix_lock(void)
+{
+    pthread_once(&init_once, init_mutex_create);
+    pthread_mutex_lock(&init_mutex);
+}
+
 void mpix_unlock(void) { pthread_mutex_unlock(&init_mutex); }
 
 int mpix_mpi_is_active(void)

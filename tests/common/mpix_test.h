@@ -48,8 +48,6 @@ static inline const char *mpix_test_error_string(int code)
     return text;
 }
 
-/* MPI_Init, this rank and the job size, and MPI_ERRORS_RETURN on MPI_COMM_WORLD so that
- * tests see the codes that calls return. */
 /* Whether @code is an error of mpix category @kind (MPIX_ERRKIND_*). */
 static inline int mpix_test_is_kind(int code, int kind)
 {
@@ -81,6 +79,8 @@ static inline long long mpix_test_pvar(const char *name, MPI_Comm comm)
     return (long long)value;
 }
 
+/* MPI_Init, this rank and the job size, and MPI_ERRORS_RETURN on MPI_COMM_WORLD so that
+ * tests see the codes that calls return. */
 static inline void mpix_test_start(int *argc, char ***argv, int *rank, int *ranks)
 {
     MPI_Init(argc, argv);

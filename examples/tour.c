@@ -3,6 +3,7 @@
  * Run with: sh examples/quickstart.sh   (or mpirun -np 2 ./tour) */
 #include <mpix/mpix.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,6 +129,78 @@ static int tour_rma(int size)
     return failures;
 }
 
+/* hy: one copy per node; a broadcast from the last rank, then a sum over everyone. */
+static int tour_hy(int size)
+{
+    MPI_Comm hy, node_comm, bridge_comm;
+    MPI_Win bcast_op, sum_op;
+    double *shared, *slot, *sum;
+    int failures = 0, node, nodes, root = size - 1;
+    if (MPIX_Hy_comm_create(MPI_COMM_WORLD, MPI_INFO_NULL, &hy) != MPI_SUCCESS)
+        return 1;
+    if (MPIX_Hy_comm_query(hy, &node_comm, &bridge_comm, &node, &nodes) != MPI_SUCCESS ||
+        MPIX_Hy_bcast_create(hy, 4, MPI_DOUBLE, &shared, &bcast_op) != MPI_SUCCESS ||
+        MPIX_Hy_allreduce_create(hy, 1, MPI_DOUBLE, MPI_SUM, &slot, &sum, &sum_op) != MPI_SUCCESS) {
+        MPI_Comm_free(&hy);
+        return 1;
+    }
+    double data[4] = { 1, 2, 3, 4 }, mine = rank + 1;
+    failures += MPIX_Hy_bcast(rank == root ? data : NULL, root, bcast_op) != MPI_SUCCESS;
+    failures += shared[3] != 4;
+    failures += MPIX_Hy_allreduce(&mine, sum_op) != MPI_SUCCESS;
+    failures += *sum != size * (size + 1) / 2.0;
+    SAY("[hy] %d node(s), one buffer each: rank %d's broadcast reads %g in place; the sum of 1..%d is %g\n", nodes,
+        root, shared[3], size, *sum);
+    MPIX_Hy_free(&bcast_op);
+    MPIX_Hy_free(&sum_op);
+    MPI_Comm_free(&hy);
+    return failures;
+}
+
+/* zcopy: a column of a matrix (a strided vector) sent around a ring without packing. */
+static int tour_zcopy(int size)
+{
+    enum { N = 64 };
+    static double matrix[N][N], column[N];
+    int failures = 0, right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (int i = 0; i < N; i++)
+        matrix[i][0] = rank * 1000 + i;
+    MPI_Datatype column_type;
+    MPI_Type_vector(N, 1, N, MPI_DOUBLE, &column_type);
+    MPI_Type_commit(&column_type);
+    MPI_Request request;
+    failures += MPIX_Irecv_zcopy(column, N, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &request) != MPI_SUCCESS;
+    failures += MPIX_Send_zcopy(&matrix[0][0], 1, column_type, right, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+    failures += MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    MPI_Type_free(&column_type);
+    failures += column[N - 1] != left * 1000 + N - 1;
+    SAY("[zcopy] a %d-element matrix column went round the ring as a vector datatype; rank 0 got %g..%g from rank "
+        "%d\n", N, column[0], column[N - 1], left);
+    return failures;
+}
+
+/* guard: a blocking exchange that may return before its data; the first touch waits for it. */
+static int tour_guard(int size)
+{
+    enum { N = 1 << 14 };
+    double *out = malloc(N * sizeof *out), *in = malloc(N * sizeof *in);
+    int failures = !out || !in, right = (rank + 1) % size, left = (rank + size - 1) % size;
+    if (!failures) {
+        for (int i = 0; i < N; i++)
+            out[i] = rank + i;
+        failures += MPIX_Sendrecv_guarded(out, N, MPI_DOUBLE, right, 0, in, N, MPI_DOUBLE, left, 0, MPI_COMM_WORLD,
+                                          MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        double last = in[N - 1]; /* waits here, if the data is still on its way */
+        failures += last != left + N - 1;
+        SAY("[guard] MPIX_Sendrecv_guarded may return while its data travels (the first read waits); the last value "
+            "read is %g, rank %d's\n", last, left);
+        failures += MPIX_Guard_complete_all() != MPI_SUCCESS;
+    }
+    free(out);
+    free(in);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     int size, failures = 0, total;
@@ -140,6 +213,9 @@ int main(int argc, char **argv)
     failures += tour_common();
     failures += tour_storage(size);
     failures += tour_rma(size);
+    failures += tour_hy(size);
+    failures += tour_zcopy(size);
+    failures += tour_guard(size);
 
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     SAY("tour %s\n", total ? "FAILED" : "done: every module did what it says");

@@ -11,24 +11,12 @@
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpix/mpix.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
+#include "mpix_test.h"
 #include "zcopy_stats.h"
 
+#include <vector>
+
 namespace {
-
-int failures = 0;
-
-void check(bool condition, int rank, const std::string &what)
-{
-    if (!condition && ++failures <= 10)
-        std::fprintf(stderr, "[rank %d] %s\n", rank, what.c_str());
-}
 
 // What rank @owner writes at global (row, column) in @iteration.
 double value(int owner, int iteration, int row, int column)
@@ -61,11 +49,8 @@ MPI_Datatype halo_type(const field &f, int width, bool subarray)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpix_test_start(&argc, &argv, &rank, &size);
     const int left = (rank + size - 1) % size, right = (rank + 1) % size;
 
     field f{ 1024, 64, 2, {} };
@@ -88,40 +73,33 @@ int main(int argc, char **argv)
         rc |= MPIX_Isend_zcopy(column_start(f.columns - width), 1, type, right, 1, MPI_COMM_WORLD, &requests[2]);
         rc |= MPIX_Isend_zcopy(column_start(0), 1, type, left, 2, MPI_COMM_WORLD, &requests[3]);
         MPI_Type_free(&type);   // allowed: the calls keep what they need
-        check(rc == MPI_SUCCESS, rank, "posting the halo failed");
+        CHECK(rc == MPI_SUCCESS, "iteration %d: posting the halo failed", iteration);
         MPI_Status statuses[4];
-        check(MPI_Waitall(4, requests, statuses) == MPI_SUCCESS, rank, "MPI_Waitall failed");
+        CHECK(MPI_Waitall(4, requests, statuses) == MPI_SUCCESS, "iteration %d: MPI_Waitall failed", iteration);
 
+        int wrong_left = 0, wrong_right = 0;
         for (int row = 0; row < f.rows; row++)
             for (int k = 1; k <= width; k++) {
-                double from_left = f.at(row, -k), from_right = f.at(row, f.columns - 1 + k);
-                check(from_left == value(left, iteration, row, f.columns - k), rank,
-                      "iteration " + std::to_string(iteration) + " row " + std::to_string(row) + ": left ghost " +
-                          std::to_string(from_left));
-                check(from_right == value(right, iteration, row, k - 1), rank,
-                      "iteration " + std::to_string(iteration) + " row " + std::to_string(row) + ": right ghost " +
-                          std::to_string(from_right));
+                wrong_left += f.at(row, -k) != value(left, iteration, row, f.columns - k);
+                wrong_right += f.at(row, f.columns - 1 + k) != value(right, iteration, row, k - 1);
             }
+        CHECK(wrong_left == 0, "iteration %d: %d of %d left ghost cells differ (row 0: %g)", iteration, wrong_left,
+              f.rows * width, f.at(0, -1));
+        CHECK(wrong_right == 0, "iteration %d: %d of %d right ghost cells differ (row 0: %g)", iteration, wrong_right,
+              f.rows * width, f.at(0, f.columns));
     }
 
-    const char *expect = std::getenv("MPIX_TEST_ZCOPY_EXPECT");
+    const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
     if (expect && size > 1) {
-        unsigned long zero_copy = zcopy_counter(MPI_COMM_WORLD, "sent_zero_copy");
-        if (std::getenv("MPIX_TEST_VERBOSE")) {
-            zcopy_counters c = zcopy_stats_of(MPI_COMM_WORLD);
-            std::printf("[rank %d] eager %lu mpi %lu zero-copy %lu fragmented %lu by shape %lu slower %lu deferred %lu\n",
-                        rank, c.sent_eager, c.sent_mpi, c.sent_zero_copy, c.sent_fragmented, c.sent_by_shape,
-                        c.sent_slower, c.sent_deferred);
-        }
-        if (std::strcmp(expect, "zero_copy") == 0)
-            check(zero_copy > 0, rank, "no halo message went zero-copy");
+        zcopy_counters sent = zcopy_stats_of(MPI_COMM_WORLD);
+        if (getenv("MPIX_TEST_VERBOSE"))
+            printf("[rank %d] eager %lu mpi %lu zero-copy %lu fragmented %lu by shape %lu slower %lu deferred %lu\n", rank,
+                   sent.sent_eager, sent.sent_mpi, sent.sent_zero_copy, sent.sent_fragmented, sent.sent_by_shape,
+                   sent.sent_slower, sent.sent_deferred);
+        if (strcmp(expect, "zero_copy") == 0)
+            CHECK(sent.sent_zero_copy > 0, "no halo message went zero-copy");
         else
-            check(zero_copy == 0, rank, std::to_string(zero_copy) + " halo messages went zero-copy");
+            CHECK(sent.sent_zero_copy == 0, "%lu halo messages went zero-copy", sent.sent_zero_copy);
     }
-    int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        std::printf("zcopy_halo_cxx: %s (%d failed checks)\n", total ? "FAIL" : "PASS", total);
-    MPI_Finalize();
-    return total != 0;
+    return mpix_test_finish("zcopy_halo_cxx");
 }

@@ -250,6 +250,18 @@ int bench_zcopy(const bench_options *options)
         snprintf(name, sizeof name, "vector %ld B blocks, %ld KiB", (long)block, (long)(total >> 10));
         run_case(options, name, type, 1);
     }
+    /* Small messages, as the halos of small grids or of many ranks are: one double,
+     * vectors of 64, 256 and 1024 doubles at stride 2 (512 B, 2 KiB, 8 KiB), and 16 KiB
+     * contiguous, all at or under zcopy's eager limit, so through MPI. */
+    MPI_Type_contiguous(1, MPI_DOUBLE, &type);
+    run_case(options, "one double (8 B)", type, 1);
+    for (int doubles = 64; doubles <= 1024; doubles *= 4) {
+        MPI_Type_vector(doubles, 1, 2, MPI_DOUBLE, &type);
+        snprintf(name, sizeof name, "vector of %d doubles at stride 2 (%d B)", doubles, doubles * 8);
+        run_case(options, name, type, 1);
+    }
+    MPI_Type_contiguous(2048, MPI_DOUBLE, &type);
+    run_case(options, "16 KiB contiguous (2048 doubles)", type, 1);
     bench_note(options, "above 1: MPIX faster; vs single-copy limit: the fraction of a one-process memcpy reached");
     return bench_zcopy_apps(options);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpix-bench zcopy, application table: communication kernels modelled on MILC, NAS MG,
- * WRF, LAMMPS and a 3D FFT transpose, each written as the application writes it: every
- * outer iteration builds and commits its datatypes, exchanges a few messages between
- * ranks 0 and 1 (a round trip each), and frees them. Nothing is warmed up: the first
+/* mpix-bench zcopy, application table: communication kernels modelled on MILC, NAS MG
+ * (a fine and a coarse level), WRF, LAMMPS and a 3D FFT transpose, each written as the
+ * application writes it: every outer iteration builds and commits its datatypes,
+ * exchanges a few messages between ranks 0 and 1 (a round trip each), and frees them. Nothing is warmed up: the first
  * outer iteration of each way is timed alone and printed as the cold start, then the
  * ways' samples are interleaved. Compared: MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with
  * the same datatypes, MPI_Pack + a contiguous MPI_Send + MPI_Unpack, and the program's
@@ -45,7 +45,7 @@ typedef int recv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *)
 
 /* ---- kernels ---------------------------------------------------------------------- */
 
-enum { MILC_L = 32, MG_N = 130, WRF_X = 136, WRF_Z = 32, FFT_N = 128 };
+enum { MILC_L = 32, MG_N = 130, MG_COARSE_N = 10, WRF_X = 136, WRF_Z = 32, FFT_N = 128 };
 enum { LAMMPS_ATOMS = 32768, LAMMPS_SENT = 2048 };
 
 /* The atoms an exchange sends: as in LAMMPS, a different number every time (those that
@@ -79,6 +79,15 @@ static void build_mg_x(app_context *c, int receiving, MPI_Datatype *type, void *
 static void build_mg_y(app_context *c, int receiving, MPI_Datatype *type, void **base)
 {
     MPI_Type_vector(MG_N, MG_N, MG_N * MG_N, MPI_DOUBLE, type);
+    MPI_Type_commit(type);
+    *base = receiving ? c->receive : c->send;
+}
+
+/* NAS MG's coarse levels: the y-face of a 10^3 grid (8^3 and a halo), rows of 10
+ * doubles at stride 10^2: 800 bytes a message. */
+static void build_mg_coarse_y(app_context *c, int receiving, MPI_Datatype *type, void **base)
+{
+    MPI_Type_vector(MG_COARSE_N, MG_COARSE_N, MG_COARSE_N * MG_COARSE_N, MPI_DOUBLE, type);
     MPI_Type_commit(type);
     *base = receiving ? c->receive : c->send;
 }
@@ -162,6 +171,8 @@ static const app_kernel kernels[] = {
     { "MILC su3 z-down 32^4, 24 KiB blocks", 4, (size_t)MILC_L * MILC_L * MILC_L * MILC_L * 24, build_milc },
     { "NAS MG x-face 130^3, 8 B blocks", 2, (size_t)MG_N * MG_N * MG_N * 8, build_mg_x },
     { "NAS MG y-face 130^3, 1 KiB blocks", 2, (size_t)MG_N * MG_N * MG_N * 8, build_mg_y },
+    { "NAS MG coarse y-face 10^3, 80 B blocks", 2, (size_t)MG_COARSE_N * MG_COARSE_N * MG_COARSE_N * 8,
+      build_mg_coarse_y },
     { "WRF y-halo 3 fields, 1.6 KiB blocks", 3, (size_t)3 * WRF_X * WRF_X * WRF_Z * 4, build_wrf },
     { "LAMMPS exchange 1793-2048 of 32768 atoms, MPI_BOTTOM", 2, 64, build_lammps },
     { "3D FFT transpose 128^3 on 2 ranks, 2 KiB blocks", 1, (size_t)FFT_N * FFT_N * FFT_N * 16 / 2, build_fft },

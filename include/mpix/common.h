@@ -103,7 +103,10 @@ int MPIX_Info_validate(MPI_Info info);
  * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
  *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`,
  *   `sent_deferred` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
- *   found too fragmented before, sent without reading its constructors),
+ *   found too fragmented before, sent without reading its constructors), `sent_packed`,
+ *   `sent_unpacked` (of `sent_mpi`: packed by the sender, unpacked by MPI or by the
+ *   receiver), `sent_small_packed` (small messages whose header and data went packed in
+ *   one buffer),
  *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
  *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,
  *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Header and data of a zcopy call as one MPI message on the caller's communicator and
  * tag, so that no other receive (another thread's wildcard receive included) can take
- * the data apart from its header. Used for small messages, and for large ones under
- * MPI_THREAD_MULTIPLE (send.c sends the others as two messages). */
+ * the data apart from its header: packed for small data, else as one struct datatype
+ * (nonblocking sends, and large ones under MPI_THREAD_MULTIPLE; send.c sends the other
+ * large ones as two messages). */
 #include "zcopy.h"
+
+#include <stdlib.h>
 
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message)
@@ -18,5 +21,48 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
         rc = PMPI_Type_create_struct(2, lengths, at, types, message);
     if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(message)) != MPI_SUCCESS)
         (void)PMPI_Type_free(message); /* the commit's error is the one to report */
+    return rc;
+}
+
+/* Up to this many bytes (header included) a message is packed in a buffer on the stack;
+ * larger ones that are packed take one from the heap. */
+enum { STACK_BYTES = 4096 };
+
+int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                           int dest, int tag, MPI_Comm comm)
+{
+    int header_size, data_size, position = 0;
+    int rc = PMPI_Pack_size((int)sizeof *header, MPI_BYTE, comm, &header_size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack_size(count, datatype, comm, &data_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int size = header_size + data_size;
+    char stack[STACK_BYTES], *packed = size <= STACK_BYTES ? stack : malloc(size);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    rc = PMPI_Pack(header, (int)sizeof *header, MPI_BYTE, packed, size, &position, comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack(buf, count, datatype, packed, size, &position, comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Send(packed, position, MPI_PACKED, dest, tag, comm);
+    if (packed != stack)
+        free(packed);
+    return rc;
+}
+
+int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Comm comm)
+{
+    char stack[STACK_BYTES], *packed = length <= STACK_BYTES ? stack : malloc(length);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    int position = 0, rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Unpack(packed, length, &position, header, (int)sizeof *header, MPI_BYTE, comm);
+    if (rc == MPI_SUCCESS && count > 0)
+        rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
+    if (packed != stack)
+        free(packed);
     return rc;
 }

@@ -294,6 +294,18 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     return rc;
 }
 
+/* The elements of the receive's datatype in a message of small data that fits (taken as
+ * MPI_PACKED and unpacked: no datatype to build around the caller's); -1 for any other
+ * message, and for data ending inside an element, which the datatype receives. */
+static int small_elements(const mpix_zcopy_receiving *receiving, const void *buf)
+{
+    MPI_Count data = receiving->length - (MPI_Count)sizeof receiving->header;
+    if (!receiving->fits || buf == MPI_BOTTOM || data <= 0 || data > MPIX_ZCOPY_PACKED_BYTES ||
+        receiving->type_size <= 0 || data % receiving->type_size != 0)
+        return -1;
+    return (int)(data / receiving->type_size);
+}
+
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                             int start_only, MPI_Status *status)
@@ -307,12 +319,14 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
     if (rc != MPI_SUCCESS)
         return rc;
-    int length = receiving->length;
+    int length = receiving->length, elements;
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     receiving->fits = length >= (int)sizeof receiving->header &&
                       length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
     if (length == (int)sizeof receiving->header) /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(&receiving->header, sizeof receiving->header, MPI_BYTE, message, MPI_STATUS_IGNORE);
+    else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
+        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype, comm);
     else if (receiving->fits) {
         if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
             return rc;

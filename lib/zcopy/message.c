@@ -58,10 +58,11 @@ int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_heade
     if (!packed)
         return MPI_ERR_NO_MEM;
     int position = 0, rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && length >= (int)sizeof *header) {
         rc = PMPI_Unpack(packed, length, &position, header, (int)sizeof *header, MPI_BYTE, comm);
-    if (rc == MPI_SUCCESS && count > 0)
-        rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
+        if (rc == MPI_SUCCESS && header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS && count > 0)
+            rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
+    }
     if (packed != stack)
         free(packed);
     return rc;

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* A sender that does not yet know whether this process can attach to it asks; on the
@@ -206,26 +205,6 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
     return slot && atomic_load_explicit(&slot->nonce, memory_order_acquire) == header->nonce;
 }
 
-/* A message that does not fit the posted receive: not zcopy's (shorter than a header),
- * or its data longer than @capacity. Received whole as MPI_PACKED, as MPI allows for any
- * message, so the header can be read; then as much data as fits is unpacked into @buf,
- * as MPI_Recv fills a buffer before it reports truncation. */
-static int receive_unfitting(MPI_Message *message, int length, void *buf, int count, MPI_Datatype datatype,
-                             mpix_zcopy_header *header, MPI_Comm comm)
-{
-    char *packed = malloc(length > 0 ? length : 1);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
-    int position = 0, rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && length >= (int)sizeof *header) {
-        rc = PMPI_Unpack(packed, length, &position, header, sizeof *header, MPI_BYTE, comm);
-        if (rc == MPI_SUCCESS && header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS)
-            rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
-    }
-    free(packed);
-    return rc;
-}
-
 /* What a receive does once its message is in (header filled, data where the message
  * put it; @rc the receive's code): check it is zcopy's, act on its kind, set @status. */
 static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int rc, void *buf, int count,
@@ -336,8 +315,11 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         int free_rc = PMPI_Type_free(&receiving->posted);
         if (rc == MPI_SUCCESS)
             rc = free_rc;
-    } else
-        rc = receive_unfitting(message, length, buf, count, datatype, &receiving->header, comm);
+    } else /* not zcopy's (shorter than a header), or data longer than buf: received whole
+            * as MPI_PACKED, as MPI allows for any message, so the header is read, and as
+            * much data unpacked as fits, as MPI_Recv fills a buffer before it reports
+            * truncation */
+        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype, comm);
     return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 

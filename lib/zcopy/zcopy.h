@@ -433,16 +433,18 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
 /* The same message for small data, without a datatype to build and commit on either
  * side (which costs more than the message: an 8-byte send and receive through the struct
  * took 2-3 times MPI's): the sender packs the header and the data into one buffer and
- * sends it as MPI_PACKED, which the receiver may also take with the struct; the receiver
- * takes a matched message of @length bytes as MPI_PACKED and unpacks the header and
- * @count of @datatype (the data, in whole elements) from it. Neither at MPI_BOTTOM
- * (MPICH refuses to pack from there). */
+ * sends it as MPI_PACKED, which the receiver may also take with the struct. The receiver
+ * takes a matched message of @length bytes as MPI_PACKED (any message: also one that
+ * does not fit its buffer) and unpacks the header, if the message holds one, and, after
+ * a zcopy header with data inline, @count of @datatype (whole elements: the data's, or
+ * as many as fit before a truncation). Neither at MPI_BOTTOM (MPICH refuses to pack
+ * from there). */
 int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                            int dest, int tag, MPI_Comm comm);
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
                               MPI_Datatype datatype, MPI_Comm comm);
-/* Largest message data sent and received packed (above, the struct: its copy costs
- * less than a second one through a buffer). */
+/* Largest message data sent and received packed (above, the struct or the header and
+ * data as two messages: they cost less than a second copy through a buffer). */
 enum { MPIX_ZCOPY_PACKED_BYTES = 2048 };
 
 /* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */

@@ -431,14 +431,14 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
                             MPI_Datatype *message);
 
 /* The same message for small data, without a datatype to build and commit on either
- * side (which costs more than the message: an 8-byte send and receive through the struct
- * took 2-3 times MPI's): the sender packs the header and the data into one buffer and
- * sends it as MPI_PACKED, which the receiver may also take with the struct. The receiver
- * takes a matched message of @length bytes as MPI_PACKED (any message: also one that
- * does not fit its buffer) and unpacks the header, if the message holds one, and, after
- * a zcopy header with data inline, @count of @datatype (whole elements: the data's, or
- * as many as fit before a truncation). Neither at MPI_BOTTOM (MPICH refuses to pack
- * from there). */
+ * side (which costs more than the message: a ping-pong of one double through the struct
+ * took 3.3-6.6 times MPI's): the sender packs the header and the data into one buffer
+ * and sends it as MPI_PACKED, which the receiver may also take with the struct. The
+ * receiver takes a matched message of @length bytes as MPI_PACKED (any message: also
+ * one that does not fit its buffer) and unpacks the header, if the message holds one,
+ * and, after a zcopy header with data inline, @count of @datatype (whole elements: the
+ * data's, or as many as fit before a truncation). Small data is neither sent nor
+ * received this way at MPI_BOTTOM (MPICH refuses to pack and unpack there). */
 int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                            int dest, int tag, MPI_Comm comm);
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,

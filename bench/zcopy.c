@@ -8,8 +8,9 @@
  *    receiver's, inside one process (what a perfect zero-copy send costs).
  * Layouts follow DDTBench kernels (sizes in the table's case names): MILC su3 z-down
  * (nested vector), WRF y-vector (struct of vectors of several fields), NAS MG z-face
- * (vector of single doubles) and y-face, a 3D-stencil face as a subarray, and a plain
- * vector of 16 B..256 KiB blocks at stride 2x, 4 MiB (1 MiB with --quick) in all. Each
+ * (vector of single doubles) and y-face, a 3D-stencil face as a subarray, a plain
+ * vector of 16 B..256 KiB blocks at stride 2x, 4 MiB (1 MiB with --quick) in all, and
+ * small messages (one double to 16 KiB, under zcopy's eager limit). Each
  * iteration is a round trip, so the bandwidth column counts both messages. Nothing is
  * warmed up for zcopy alone: each layout's first COLD_ROUND_TRIPS round trips are timed
  * per way, each on a communicator it has not used and on buffers of its own, as a

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpix-bench zcopy, application table: communication kernels modelled on MILC, NAS MG
- * (a fine and a coarse level), WRF, LAMMPS and a 3D FFT transpose, each written as the
+/* mpix-bench zcopy, application table: communication kernels modelled on MILC, NAS MG (a
+ * fine and a coarse level), WRF, LAMMPS and a 3D FFT transpose, each written as the
  * application writes it: every outer iteration builds and commits its datatypes,
- * exchanges a few messages between ranks 0 and 1 (a round trip each), and frees them. Nothing is warmed up: the first
- * outer iteration of each way is timed alone and printed as the cold start, then the
- * ways' samples are interleaved. Compared: MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with
- * the same datatypes, MPI_Pack + a contiguous MPI_Send + MPI_Unpack, and the program's
- * own MPI_Send/MPI_Recv as libmpix-pmpi.so with MPIX_PMPI=zcopy makes them (its
- * functions called directly: under LD_PRELOAD one wrapper call more). */
+ * exchanges a few messages between ranks 0 and 1 (a round trip each), and frees them.
+ * Nothing is warmed up: the first outer iteration of each way is timed alone and printed
+ * as the cold start, then the ways' samples are interleaved. Compared:
+ * MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with the same datatypes, MPI_Pack + a
+ * contiguous MPI_Send + MPI_Unpack, and the program's own MPI_Send/MPI_Recv as
+ * libmpix-pmpi.so with MPIX_PMPI=zcopy makes them (its functions called directly: under
+ * LD_PRELOAD one wrapper call more). */
 #include "bench.h"
 
 #include <mpix/mpix.h>

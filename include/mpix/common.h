@@ -100,7 +100,8 @@ int MPIX_Info_validate(MPI_Info info);
  *
  * The names, what each counts and its scope are listed in the module manuals and in
  * `mpix_common(3)`'s table:
- * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_eager`,
+ * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_plain`
+ *   (sent as the program asked, without a header), `sent_eager`,
  *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`,
  *   `sent_deferred` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
  *   found too fragmented before, sent without reading its constructors), `sent_packed`,

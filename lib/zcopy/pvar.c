@@ -5,6 +5,7 @@
 
 
 static const mpix_pvar_counter counters[] = {
+    { "sent_plain", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_PLAIN]) },
     { "sent_eager", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_EAGER]) },
     { "sent_mpi", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_MPI]) },
     { "sent_zero_copy", offsetof(mpix_zcopy_stats, sent[MPIX_ZCOPY_RTS]) },

@@ -299,11 +299,21 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     if (rc != MPI_SUCCESS)
         return rc;
     int length = receiving->length, elements;
+    receiving->raw = length < MPIX_ZCOPY_RAW_BELOW;
+    if (receiving->raw) { /* no header: MPI receives it as MPI_Recv would, truncation included */
+        if (start_only)
+            return PMPI_Imrecv(buf, count, datatype, message, &receiving->pending);
+        MPI_Status received;
+        rc = PMPI_Mrecv(buf, count, datatype, message, &received);
+        if (status != MPI_STATUS_IGNORE)
+            *status = received;
+        return rc;
+    }
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     receiving->fits = length >= (int)sizeof receiving->header &&
                       length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
-    if (length == (int)sizeof receiving->header) /* a header alone: no type around the caller's to commit */
-        rc = PMPI_Mrecv(&receiving->header, sizeof receiving->header, MPI_BYTE, message, MPI_STATUS_IGNORE);
+    if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) /* a header alone: no type around the caller's to commit */
+        rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
     else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
         rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype, comm);
     else if (receiving->fits) {
@@ -323,9 +333,15 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
-int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
-                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
+int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
+                                const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
+                                MPI_Comm comm, MPI_Status *status)
 {
+    if (receiving->raw) {
+        if (status != MPI_STATUS_IGNORE)
+            *status = *completed;
+        return received;
+    }
     int rc = received;
     if (receiving->posted != MPI_DATATYPE_NULL) {
         int free_rc = PMPI_Type_free(&receiving->posted);
@@ -362,6 +378,11 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
+    int raw;
+    if ((rc = mpix_zcopy_raw_count(count, datatype, &raw)) != MPI_SUCCESS)
+        return rc;
+    if (raw) /* what fits can only come without header */
+        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     do {
         if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
             return rc;

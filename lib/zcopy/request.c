@@ -80,12 +80,12 @@ static int advance(mpix_zcopy_request *request, mpix_zcopy_request *const *earli
     int rc;
     if (request->started) {
         int flag = 0;
-        MPI_Status ignored;
-        rc = PMPI_Test(&request->inbound.pending, &flag, &ignored);
+        MPI_Status completed;
+        rc = PMPI_Test(&request->inbound.pending, &flag, &completed);
         if (rc == MPI_SUCCESS && !flag)
             return 0;
-        rc = mpix_zcopy_receive_complete(request->zc, &request->inbound, rc, request->buf, request->count,
-                                         request->datatype, request->comm, &request->status);
+        rc = mpix_zcopy_receive_complete(request->zc, &request->inbound, rc, &completed, request->buf,
+                                         request->count, request->datatype, request->comm, &request->status);
         return received(request, rc);
     }
     if (atomic_load_explicit(&request->cancel_requested, memory_order_acquire)) {
@@ -368,14 +368,16 @@ static int cancel_request(void *extra_state, int complete)
 
 /* ---- posting ---------------------------------------------------------------------------- */
 
-/* A request for @comm with its generalized request started, or an error (a thread level
- * below MPI_THREAD_MULTIPLE, no memory). */
-static int request_new(const char *call, mpix_zcopy_comm *zc, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
+/* The process's progress (@out), where @call can be completed by it: else the error
+ * @call returns, for every nonblocking call alike (a thread level below
+ * MPI_THREAD_MULTIPLE for a progress thread, MPICH before 4.1's). */
+static int progress_usable(const char *call, mpix_zcopy_comm *zc, mpix_zcopy_progress **out)
 {
     mpix_zcopy_progress *progress;
     int provided, rc;
     if ((rc = progress_get(zc->process, &progress)) != MPI_SUCCESS || (rc = PMPI_Query_thread(&provided)) != MPI_SUCCESS)
         return rc;
+    *out = progress;
     if (!progress->polled && provided != MPI_THREAD_MULTIPLE)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
                           "%s: needs MPI_THREAD_MULTIPLE (MPI provides thread level %d): a progress thread "
@@ -391,6 +393,17 @@ static int request_new(const char *call, mpix_zcopy_comm *zc, MPI_Comm comm, int
                           "rendezvous (MPICH_NUMVERSION %d)",
                           call, (int)MPICH_NUMVERSION);
 #endif
+    return MPI_SUCCESS;
+}
+
+/* A request for @comm with its generalized request started, or an error (the progress
+ * unusable, no memory). */
+static int request_new(const char *call, mpix_zcopy_comm *zc, MPI_Comm comm, int receiving, mpix_zcopy_request **out)
+{
+    mpix_zcopy_progress *progress;
+    int rc = progress_usable(call, zc, &progress);
+    if (rc != MPI_SUCCESS)
+        return rc;
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
         return MPI_ERR_NO_MEM;
@@ -449,8 +462,20 @@ static void request_discard(mpix_zcopy_request *request)
 static int isend_checked(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm, MPI_Request *handle)
 {
+    mpix_zcopy_progress *progress;
+    int raw, rc = mpix_zcopy_raw_count(count, datatype, &raw);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* No header: MPI's own request is the send's (refused where the others are, so that
+     * a program finds the nonblocking calls working or not whatever its sizes). */
+    if (raw) {
+        if ((rc = progress_usable("MPIX_Isend_zcopy", zc, &progress)) != MPI_SUCCESS)
+            return rc;
+        zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
+        return PMPI_Isend(buf, count, datatype, dest, tag, comm, handle);
+    }
     mpix_zcopy_request *request = NULL;
-    int rc = request_new("MPIX_Isend_zcopy", zc, comm, 0, &request);
+    rc = request_new("MPIX_Isend_zcopy", zc, comm, 0, &request);
     if (rc != MPI_SUCCESS)
         return rc;
     if ((rc = mpix_zcopy_send_start(&request->send, buf, count, datatype, dest, tag, comm, 0)) != MPI_SUCCESS) {
@@ -466,8 +491,20 @@ static int isend_checked(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Da
 static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Request *handle)
 {
+    mpix_zcopy_progress *progress;
+    int raw, rc = mpix_zcopy_raw_count(count, datatype, &raw);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* What fits can only come without header: MPI's own receive, unless a receive of
+     * this process posted before could take the same message (its progress matches them
+     * in posting order). */
+    if (raw && !mpix_zcopy_requests_overlap(zc, source, tag)) {
+        if ((rc = progress_usable("MPIX_Irecv_zcopy", zc, &progress)) != MPI_SUCCESS)
+            return rc;
+        return PMPI_Irecv(buf, count, datatype, source, tag, comm, handle);
+    }
     mpix_zcopy_request *request = NULL;
-    int rc = request_new("MPIX_Irecv_zcopy", zc, comm, 1, &request);
+    rc = request_new("MPIX_Irecv_zcopy", zc, comm, 1, &request);
     if (rc != MPI_SUCCESS)
         return rc;
     request->buf = buf;

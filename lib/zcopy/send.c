@@ -99,7 +99,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
             return rc;
         header->data_follows = way == MPIX_ZCOPY_WAY_UNPACKED ? MPIX_ZCOPY_FOLLOWS_TO_UNPACK : MPIX_ZCOPY_FOLLOWS_DATA;
-        rc = PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
+        rc = PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
         if (rc == MPI_SUCCESS)
             rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
                          : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
@@ -151,7 +151,7 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
     if (send->hook)
         return mpix_zcopy_hooked_send_rts(send, tag);
     if (!send->interposed)
-        return PMPI_Send(header, sizeof *header, MPI_BYTE, send->dest, tag, send->comm);
+        return PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
     /* Before the header leaves: a receiver checks the slot's nonce against it. */
     header->nonce = next_nonce();
     atomic_store_explicit(&send->slot->nonce, header->nonce, memory_order_release);
@@ -252,6 +252,12 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
 
+    if (!interposed && mpix_zcopy_sends_raw(type_size * count)) {
+        send->kind = MPIX_ZCOPY_PLAIN;
+        zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
+        return blocking ? PMPI_Send(buf, count, datatype, dest, tag, comm)
+                        : PMPI_Isend(buf, count, datatype, dest, tag, comm, &send->inner);
+    }
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[dest];
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;

@@ -232,7 +232,7 @@ enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGE
 /* What the calls on a communicator did, for tests and MPIX_VERBOSE: they assert the path
  * taken, not only the bytes. */
 typedef struct mpix_zcopy_stats {
-    unsigned long sent[4];            /* by MPIX_ZCOPY_EAGER / _MPI / _RTS */
+    unsigned long sent[4];            /* by MPIX_ZCOPY_PLAIN / _EAGER / _MPI / _RTS */
     unsigned long sent_fragmented;    /* of sent[MPI]: layout too fragmented for a kernel copy */
     unsigned long sent_by_shape;      /* of sent_fragmented: its shape known so, no key built */
     unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
@@ -424,6 +424,49 @@ typedef struct mpix_zcopy_header {
     int32_t source_rank, tag;     /* the envelope, for a receive whose MPI status is not kept */
 } mpix_zcopy_header;
 
+/* Messages shorter than MPIX_ZCOPY_RAW_BELOW bytes carry no header: the sender sends
+ * them as the program asked (MPI_Send with its datatype) and MPI alone puts them in the
+ * receive's buffer. Every message with a header is at least that long: data of that
+ * many bytes or more follows its header, and a header sent alone is padded to
+ * MPIX_ZCOPY_LONE_HEADER_BYTES, so a receiver tells them apart by the length MPI
+ * matched. Only where every receive sees that length before it takes a message: a
+ * receive completed inside MPI's progress (hook.c, Open MPI) learns none, so there
+ * every message has its header (0: none without). */
+#if defined(MPICH_NUMVERSION)
+enum { MPIX_ZCOPY_RAW_BELOW = 1024 };
+#else
+enum { MPIX_ZCOPY_RAW_BELOW = 0 };
+#endif
+enum {
+    MPIX_ZCOPY_LONE_HEADER_BYTES =
+        MPIX_ZCOPY_RAW_BELOW > (int)sizeof(mpix_zcopy_header) ? MPIX_ZCOPY_RAW_BELOW : (int)sizeof(mpix_zcopy_header)
+};
+/* A header with the room its padding takes when it travels alone. */
+#define MPIX_ZCOPY_LONE_HEADER                                                                                        \
+    union {                                                                                                            \
+        mpix_zcopy_header header;                                                                                      \
+        unsigned char header_alone[MPIX_ZCOPY_LONE_HEADER_BYTES];                                                      \
+    }
+
+/* Whether a message of @bytes goes without header, whatever the communicator's settings:
+ * a receive of fewer bytes than that is MPI's own (MPIX_Recv_zcopy, MPIX_Irecv_zcopy), so
+ * every message it could take without truncation must be one. */
+static inline int mpix_zcopy_sends_raw(MPI_Count bytes)
+{
+    return bytes < MPIX_ZCOPY_RAW_BELOW;
+}
+/* The same for @count of @datatype (@raw: 0 without asking MPI where none is raw). */
+static inline int mpix_zcopy_raw_count(int count, MPI_Datatype datatype, int *raw)
+{
+    MPI_Count type_size;
+    *raw = 0;
+    if (MPIX_ZCOPY_RAW_BELOW == 0)
+        return MPI_SUCCESS;
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    *raw = rc == MPI_SUCCESS && mpix_zcopy_sends_raw(type_size * count);
+    return rc;
+}
+
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
  * of @datatype at @buf (message.c): what a sender sends with data inline in one message
  * and what a receive of such a message is posted with. Free it with MPI_Type_free. */
@@ -456,7 +499,7 @@ typedef struct mpix_zcopy_send {
     const void *buf;
     int dest;
     MPI_Comm comm;
-    mpix_zcopy_header header;     /* a nonblocking send's header lives here until done */
+    MPIX_ZCOPY_LONE_HEADER;       /* header: a nonblocking send's lives here until done */
     mpix_zcopy_slot *slot;        /* where the receiver ends the message; NULL: MPI does */
     int slot_index;               /* -1: none taken */
     int kind;                     /* MPIX_ZCOPY_EAGER, _MPI or _RTS */
@@ -518,11 +561,12 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
  * mpix_zcopy_receive_post: as mpix_zcopy_receive_matched, but with @start_only a
  * message whose data comes inline is only started (MPI_Imrecv into @receiving->pending);
  * the others are received whole into @status and ->pending left MPI_REQUEST_NULL. Once
- * ->pending completed (@received: its code), mpix_zcopy_receive_complete finishes the
- * receive into @status. @receiving must stay put meanwhile (MPI writes the header into
- * it). */
+ * ->pending completed (@received: its code, @completed: its status),
+ * mpix_zcopy_receive_complete finishes the receive into @status. @receiving must stay
+ * put meanwhile (MPI writes the header into it). */
 typedef struct mpix_zcopy_receiving {
-    mpix_zcopy_header header;
+    MPIX_ZCOPY_LONE_HEADER;
+    int raw;               /* a message without header (MPIX_ZCOPY_RAW_BELOW), in buf by MPI */
     MPI_Status matched;
     MPI_Datatype posted;   /* the header-and-data type of an inline message */
     MPI_Request pending;   /* its MPI_Imrecv */
@@ -532,8 +576,9 @@ typedef struct mpix_zcopy_receiving {
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                             int start_only, MPI_Status *status);
-int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received, void *buf,
-                                int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
+int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
+                                const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
+                                MPI_Comm comm, MPI_Status *status);
 
 /* Whether @header, found in a received message of exactly its size, is a live
  * interposed zero-copy message of rank @source of @zc's communicator (its magic, this

@@ -5,7 +5,8 @@
  * after posting, as MPI allows) and a small message beside it; statuses and bytes
  * checked, gaps between blocks untouched. Then: nonblocking sends matched by blocking
  * receives and the other way round, posting order of receives with the same envelope
- * (and a wildcard before a specific one), completion by MPI_Test polling, MPI_Cancel of
+ * (and a wildcard before a specific one; a receive with room for a small message only
+ * after one with room for a large one), completion by MPI_Test polling, MPI_Cancel of
  * a receive that matched nothing, truncation reported by MPI_Wait, MPI_PROC_NULL, and
  * the arguments MPI would reject. With MPIX_TEST_ZCOPY_EXPECT=zero_copy the large
  * messages must have gone zero-copy; with =mpi through MPI. */
@@ -254,6 +255,37 @@ static void order_and_test(void)
     }
 }
 
+/* A receive with room for a large message, then one with room for a small one only,
+ * same envelope: two small messages go to them in that order (the second receive may
+ * not be handed to MPI ahead of the first, which could be waiting to match). */
+static void small_after_large(void)
+{
+    if (rank > 1)
+        return;
+    enum { ROOM = 4 * ROW_DOUBLES, TAG = 11 };
+    static double large[ROOM], small[SMALL];
+    MPI_Request requests[2];
+    MPI_Status statuses[2];
+    if (rank == 0) {
+        CHECK(MPIX_Irecv_zcopy(large, ROOM, MPI_DOUBLE, 1, TAG, comm, &requests[0]) == MPI_SUCCESS, "large irecv");
+        CHECK(MPIX_Irecv_zcopy(small, SMALL, MPI_DOUBLE, 1, TAG, comm, &requests[1]) == MPI_SUCCESS, "small irecv");
+        MPI_Send(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD); /* both posted */
+        CHECK(MPI_Waitall(2, requests, statuses) == MPI_SUCCESS, "waitall");
+        int counts[2];
+        MPI_Get_count(&statuses[0], MPI_DOUBLE, &counts[0]);
+        MPI_Get_count(&statuses[1], MPI_DOUBLE, &counts[1]);
+        CHECK(large[0] == 1 && small[0] == 2 && counts[0] == SMALL && counts[1] == SMALL,
+              "first receive got message %g (%d doubles), second %g (%d)", large[0], counts[0], small[0], counts[1]);
+    } else {
+        double first[SMALL], second[SMALL];
+        for (int e = 0; e < SMALL; e++)
+            first[e] = 1, second[e] = 2;
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(MPIX_Send_zcopy(first, SMALL, MPI_DOUBLE, 0, TAG, comm) == MPI_SUCCESS, "first send");
+        CHECK(MPIX_Send_zcopy(second, SMALL, MPI_DOUBLE, 0, TAG, comm) == MPI_SUCCESS, "second send");
+    }
+}
+
 static void cancel_truncate_proc_null(void)
 {
     double buffer[SMALL];
@@ -354,6 +386,7 @@ int main(int argc, char **argv)
         halo();
         mixed();
         order_and_test();
+        small_after_large();
         cancel_truncate_proc_null();
         cancel_from_other(by_thread);
         free_with_pending();

@@ -502,7 +502,7 @@ typedef struct mpix_zcopy_send {
     MPIX_ZCOPY_LONE_HEADER;       /* header: a nonblocking send's lives here until done */
     mpix_zcopy_slot *slot;        /* where the receiver ends the message; NULL: MPI does */
     int slot_index;               /* -1: none taken */
-    int kind;                     /* MPIX_ZCOPY_EAGER, _MPI or _RTS */
+    int kind;                     /* MPIX_ZCOPY_PLAIN, _EAGER, _MPI or _RTS */
     int timed;                    /* a sample for path.c when it ends */
     int way;                      /* MPIX_ZCOPY_WAY_* */
     mpix_zcopy_shape_ref shape;   /* the learner of a send decided by its shape (entry -1: none) */

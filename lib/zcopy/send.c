@@ -254,9 +254,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
 
     if (!interposed && mpix_zcopy_sends_raw(type_size * count)) {
         send->kind = MPIX_ZCOPY_PLAIN;
-        zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
-        return blocking ? PMPI_Send(buf, count, datatype, dest, tag, comm)
-                        : PMPI_Isend(buf, count, datatype, dest, tag, comm, &send->inner);
+        return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, blocking ? NULL : &send->inner);
     }
     mpix_zcopy_process *process = zc->process;
     int world = zc->world_rank[dest];
@@ -370,6 +368,14 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     if (interposed)
         return send_plain(send, buf, count, datatype, tag, blocking, way);
     return send_inline(send, MPIX_ZCOPY_MPI, way, buf, count, datatype, tag, blocking);
+}
+
+int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
+    return request ? PMPI_Isend(buf, count, datatype, dest, tag, comm, request)
+                   : PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,

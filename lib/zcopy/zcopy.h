@@ -467,6 +467,11 @@ static inline int mpix_zcopy_raw_count(int count, MPI_Datatype datatype, int *ra
     return rc;
 }
 
+/* Sends a message without header (mpix_zcopy_sends_raw) as the program asked: MPI_Send,
+ * or MPI_Isend into @request (send.c). */
+int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, MPI_Request *request);
+
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
  * of @datatype at @buf (message.c): what a sender sends with data inline in one message
  * and what a receive of such a message is posted with. Free it with MPI_Type_free. */

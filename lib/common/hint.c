@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,13 +129,43 @@ int mpix_hint_parse(const mpix_hint_spec *spec, const char *text, mpix_hint_valu
     return parse(spec, value);
 }
 
+/* The table's defaults, parsed once for the process: they never change, and objects
+ * read their settings at every creation (a communicator's first zcopy call reads seven). */
+static mpix_hint_value parsed_defaults[MPIX_HINT_COUNT];
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static void parse_defaults(void)
+{
+    for (int id = 0; id < MPIX_HINT_COUNT; id++) {
+        const mpix_hint_spec *spec = mpix_hint_spec_of((mpix_hint_id)id);
+        mpix_hint_value *value = &parsed_defaults[id];
+        value->keyword = -1;
+        if (spec->default_value) { /* well formed: tests/common checks every one */
+            value->has_value = mpix_hint_parse(spec, spec->default_value, value);
+            snprintf(value->origin, sizeof value->origin, "default");
+        }
+    }
+}
+
+/* Only the fields a lookup fills: the value is large (its text holds MPI_MAX_INFO_VAL
+ * bytes, 1 KiB with MPICH). */
+static void clear_value(mpix_hint_value *value)
+{
+    value->present = value->has_value = 0;
+    value->keyword = -1;
+    value->keyword_mask = 0;
+    value->integer = 0;
+    value->number = 0;
+    value->text[0] = '\0';
+    value->origin[0] = '\0';
+}
+
 int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
 {
     const mpix_hint_spec *spec = mpix_hint_spec_of(id);
     int found = 0;
 
-    memset(value, 0, sizeof *value);
-    value->keyword = -1;
+    clear_value(value);
     if (info != MPI_INFO_NULL && spec->info_objects) {
         int rc = PMPI_Info_get(info, spec->key, MPI_MAX_INFO_VAL, value->text, &found);
         if (rc != MPI_SUCCESS)
@@ -149,16 +180,22 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
             snprintf(value->origin, sizeof value->origin, "environment variable %s", spec->env);
         }
     }
-    value->present = found;
     if (found) {
+        value->present = 1;
         if (!parse(spec, value))
             return bad_value(spec, value);
         value->has_value = 1;
-    } else if (spec->default_value) {
-        /* The table's defaults are well formed: tests/common checks every one. */
-        value->has_value = mpix_hint_parse(spec, spec->default_value, value);
-        snprintf(value->origin, sizeof value->origin, "default");
+        return MPI_SUCCESS;
     }
+    pthread_once(&defaults_once, parse_defaults);
+    const mpix_hint_value *parsed = &parsed_defaults[id];
+    value->has_value = parsed->has_value;
+    value->keyword = parsed->keyword;
+    value->keyword_mask = parsed->keyword_mask;
+    value->integer = parsed->integer;
+    value->number = parsed->number;
+    strcpy(value->text, parsed->text);
+    strcpy(value->origin, parsed->origin);
     return MPI_SUCCESS;
 }
 

@@ -29,8 +29,13 @@ mpix_install_deps() {
 
 # Open MPI refuses to run as root, and needs leave to put more ranks than cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# Open MPI 4.1: osc/rdma cannot MPI_Win_create over one process (ompi#10726).
-export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx,rdma}"
+# Open MPI 4.1: osc/rdma cannot MPI_Win_create over one process (ompi#10726), nor over
+# any group where the shared-memory transport has no single-copy mechanism (meson.build).
+if [ "${OMPI_MCA_btl_vader_single_copy_mechanism:-}" = none ]; then
+    export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,pt2pt}"
+else
+    export OMPI_MCA_osc="${OMPI_MCA_osc:-sm,ucx,rdma}"
+fi
 
 if [ "${0##*/}" = "deps.sh" ]; then
     mpix_install_deps

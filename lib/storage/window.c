@@ -175,11 +175,20 @@ int mpix_storage_create_window(void *base, MPI_Aint size, int disp_unit, MPI_Inf
     if (PMPI_Comm_size(comm, &ranks) != MPI_SUCCESS || PMPI_Error_string(rc, reason, &length) != MPI_SUCCESS)
         return rc;
 #if defined(OPEN_MPI)
+    /* Open MPI 4.1 makes a window over memory it did not allocate with osc/rdma or
+     * osc/ucx: the first fails over one process (ompi#10726) and, where its
+     * shared-memory transport has no single-copy mechanism, over any group; the second
+     * needs UCX transports. osc/pt2pt, over point-to-point messages, makes them all. */
     if (ranks == 1)
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
-                          "MPI_Win_create over a single process failed (%s): Open MPI 4.1's osc/rdma cannot make such "
-                          "windows (open-mpi/ompi#10726); run with OMPI_MCA_osc=sm,ucx,rdma",
+                          "MPI_Win_create over one process failed (%s): Open MPI 4.1's osc/rdma cannot "
+                          "(open-mpi/ompi#10726); run with OMPI_MCA_osc=sm,ucx,rdma (sm,pt2pt without UCX transports)",
                           reason);
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                      "MPI_Win_create over %d processes failed (%s): Open MPI 4.1's osc/rdma needs a single-copy "
+                      "btl_vader_single_copy_mechanism (or RDMA), osc/ucx UCX transports; else run with "
+                      "OMPI_MCA_osc=sm,pt2pt",
+                      ranks, reason);
 #endif
     return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPI_Win_create over %d processes failed: %s", ranks, reason);
 }

@@ -30,8 +30,9 @@ status=0
 for run in $runs; do
     counters=$(grep "guard:.*receives" /tmp/mpix-$run-$$.err | head -1)
     echo "$run: $counters"
+    # The total ("N receives,"), not "N receives done while polled" further on.
     case "$counters" in
-        *" 0 receives"* | "") echo "$run: no guarded receive was made"; status=1 ;;
+        *" 0 receives,"* | "") echo "$run: no guarded receive was made"; status=1 ;;
     esac
 done
 rm -f /tmp/mpix-preload-$$.err /tmp/mpix-inject-$$.err

@@ -27,11 +27,12 @@
  * completion) goes through the two processes' memory, never through @p comm, so no
  * receive of the program can consume it. Do not receive a zcopy message with MPI_Recv or
  * send one to MPIX_Recv_zcopy with MPI_Send: like a mismatched datatype, that is an error
- * (MPIX_Recv_zcopy reports it as ::MPIX_ERRKIND_ARGUMENT). With MPICH, a message under
- * 1 KiB carries no header: it travels as MPI_Send would send it, and a receive for less
- * than 1 KiB is MPI's own receive (its request, for MPIX_Irecv_zcopy). A zcopy message of
- * 1 KiB or more sent to such a receive is MPI_ERR_TRUNCATE there, as with MPI_Recv, but
- * if it went zero-copy its sender is not released.
+ * (MPIX_Recv_zcopy reports it as ::MPIX_ERRKIND_ARGUMENT). With MPICH, a message of up
+ * to 16 KiB carries no header: it travels as MPI_Send would send it, a blocking receive
+ * for up to 16 KiB is posted to MPI at once, and a nonblocking one for less than 1031
+ * bytes is MPI's own receive (its request). A longer zcopy message sent to such a
+ * receive is MPI_ERR_TRUNCATE there, as with MPI_Recv; if it went zero-copy to a receive
+ * for less than 1031 bytes, its sender is not released.
  *
  * @par Layouts and memoization
  * A datatype's flattened layout (offset, length blocks in type-map order, adjacent
@@ -152,7 +153,7 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * that the receiver receives once it has read the data. With MPICH @p request
  * is a generalized request whose poll and wait functions (MPIX_Grequest_start) make the
  * progress in MPI_Test and MPI_Wait*; a zero-copy message completes once its receiver
- * has read it, and MPI_Cancel has no effect; a message under 1 KiB is MPI's own
+ * has read it, and MPI_Cancel has no effect; a message of up to 16 KiB is MPI's own
  * MPI_Isend, request included. A nonblocking send never asks its receiver to share the
  * copy.
  * @param buf      data, not to be modified until the request completes
@@ -182,7 +183,7 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * MPI's progress, in whatever MPI call the program makes: a zero-copy message from a
  * blocking sender is copied straight into @p buf there. With MPICH the request's poll
  * and wait functions match and read the message in MPI_Test and MPI_Wait*, and a
- * receive for less than 1 KiB that no earlier receive waits before is MPI's own
+ * receive for less than 1031 bytes that no earlier receive waits before is MPI's own
  * MPI_Irecv, request included. MPI_Cancel
  * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so);
  * with Open MPI, one already posted to MPI only if its source is MPI_ANY_SOURCE or the

@@ -86,7 +86,7 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_EAGER_BYTES] = { "mpix_zcopy_eager_bytes", "MPIX_ZCOPY_EAGER_BYTES", NULL, "zcopy", USER,
                                       MPIX_HINT_TYPE_INTEGER, NULL, 0, 1 << 30, "16384",
                                       "largest message (bytes) always sent through MPI, never zero-copy (with MPICH, messages "
-                                      "under 1 KiB always are, without a header)" },
+                                      "of up to 16 KiB always are, without a header)" },
     [MPIX_HINT_ZCOPY_COALESCE_BYTES] = { "mpix_zcopy_coalesce_bytes", "MPIX_ZCOPY_COALESCE_BYTES", NULL, "zcopy", USER,
                                          MPIX_HINT_TYPE_INTEGER, NULL, 0, 1 << 30, "4096",
                                          "largest gap (bytes) a staged span reads across (0: no spans)" },

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* MPICH 4.0 refuses MPI_Pack and MPI_Unpack at MPI_BOTTOM (a null buffer, checked as a
  * null argument): a type of absolute addresses is handled from a real address, @anchor,
@@ -75,6 +76,79 @@ int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm 
     *packed = out;
     *length = position;
     return MPI_SUCCESS;
+}
+
+/* The whole elements of @count of @datatype at @buf that hold its first @bytes
+ * type-map bytes, ready to go through MPI_Pack or MPI_Unpack: @at and @shifted (off
+ * MPI_BOTTOM, off_bottom) and a buffer of their packed size. */
+typedef struct head {
+    char *packed;
+    int size;
+    void *at;
+    MPI_Datatype datatype, shifted;
+    int shifted_count;
+} head;
+
+static int head_begin(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Count bytes, head *h)
+{
+    MPI_Count type_size;
+    *h = (head){ .datatype = datatype, .shifted = datatype };
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (bytes <= 0 || type_size <= 0 || bytes > INT_MAX || bytes > type_size * count)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: the first %lld bytes of %d elements of %lld bytes",
+                          (long long)bytes, count, (long long)type_size);
+    int elements = (int)((bytes + type_size - 1) / type_size);
+    if ((rc = PMPI_Pack_size(elements, datatype, comm, &h->size)) != MPI_SUCCESS)
+        return rc;
+    if (!(h->packed = malloc(h->size > 0 ? h->size : 1)))
+        return MPI_ERR_NO_MEM;
+    if ((rc = off_bottom(buf, elements, datatype, h->packed, &h->shifted, &h->shifted_count)) != MPI_SUCCESS) {
+        free(h->packed);
+        h->packed = NULL;
+        return rc;
+    }
+    h->at = h->shifted == datatype ? (void *)buf : h->packed;
+    return MPI_SUCCESS;
+}
+
+static int head_end(head *h, int rc)
+{
+    free(h->packed);
+    return free_shifted(h->datatype, &h->shifted, rc);
+}
+
+int mpix_zcopy_unpack_bytes(const char *data, MPI_Count bytes, void *buf, int count, MPI_Datatype datatype,
+                            MPI_Comm comm)
+{
+    head h;
+    MPI_Count type_size;
+    int position = 0, rc = bytes > 0 ? PMPI_Type_size_x(datatype, &type_size) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS || bytes <= 0 || (rc = head_begin(buf, count, datatype, comm, bytes, &h)) != MPI_SUCCESS)
+        return rc;
+    /* a part of the last element: the element as it is, then its first bytes replaced */
+    if (bytes % type_size != 0)
+        rc = PMPI_Pack(h.at, h.shifted_count, h.shifted, h.packed, h.size, &position, comm);
+    if (rc == MPI_SUCCESS) {
+        memcpy(h.packed, data, (size_t)bytes);
+        position = 0;
+        rc = PMPI_Unpack(h.packed, h.size, &position, h.at, h.shifted_count, h.shifted, comm);
+    }
+    return head_end(&h, rc);
+}
+
+int mpix_zcopy_pack_head(void *data, MPI_Count bytes, const void *buf, int count, MPI_Datatype datatype,
+                         MPI_Comm comm)
+{
+    head h;
+    int position = 0, rc = head_begin(buf, count, datatype, comm, bytes, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Pack(h.at, h.shifted_count, h.shifted, h.packed, h.size, &position, comm);
+    if (rc == MPI_SUCCESS)
+        memcpy(data, h.packed, (size_t)bytes);
+    return head_end(&h, rc);
 }
 
 int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm)

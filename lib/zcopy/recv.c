@@ -285,6 +285,26 @@ static int small_elements(const mpix_zcopy_receiving *receiving, const void *buf
     return (int)(data / receiving->type_size);
 }
 
+/* A message of a lone header's length whose first bytes are no header (@receiving's
+ * header room holds it): data sent without one, unpacked into @buf as far as it fits. */
+static int lone_raw(const mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype,
+                    MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Count capacity = receiving->type_size * count;
+    MPI_Count bytes = MPIX_ZCOPY_LONE_HEADER_BYTES < capacity ? MPIX_ZCOPY_LONE_HEADER_BYTES : capacity;
+    int rc = mpix_zcopy_unpack_bytes((const char *)receiving->header_alone, bytes, buf, count, datatype, comm);
+    if (rc == MPI_SUCCESS && bytes < MPIX_ZCOPY_LONE_HEADER_BYTES)
+        rc = MPI_ERR_TRUNCATE;
+    if (status != MPI_STATUS_IGNORE) {
+        *status = receiving->matched;
+        status->MPI_ERROR = rc;
+        int status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);
+        if (rc == MPI_SUCCESS)
+            rc = status_rc;
+    }
+    return rc;
+}
+
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                             int start_only, MPI_Status *status)
@@ -299,7 +319,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     if (rc != MPI_SUCCESS)
         return rc;
     int length = receiving->length, elements;
-    receiving->raw = length < MPIX_ZCOPY_RAW_BELOW;
+    receiving->raw = mpix_zcopy_length_raw(length);
     if (receiving->raw) { /* no header: MPI receives it as MPI_Recv would, truncation included */
         if (start_only)
             return PMPI_Imrecv(buf, count, datatype, message, &receiving->pending);
@@ -312,8 +332,11 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
     receiving->fits = length >= (int)sizeof receiving->header &&
                       length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
-    if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) /* a header alone: no type around the caller's to commit */
+    if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched))
+            return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
+    }
     else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
         rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype, comm);
     else if (receiving->fits) {
@@ -358,6 +381,32 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
     return mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm, 0, status);
 }
 
+/* A blocking receive for at most MPIX_ZCOPY_RAW_MAX bytes: what it can take whole comes
+ * without header, so MPI receives into @buf at once, with no probe before (which would
+ * leave the message to MPI's unexpected queue and a second copy). A message of a lone
+ * header's length may be a header all the same, of a message too long for @buf: its
+ * first bytes, now in @buf, tell (mpix_zcopy_header_sent), and it ends as any header
+ * does, with MPI_ERR_TRUNCATE, its sender released. */
+static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
+                                       .length = MPIX_ZCOPY_LONE_HEADER_BYTES };
+    int length, rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
+        length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
+        (rc = PMPI_Type_size_x(datatype, &receiving.type_size)) == MPI_SUCCESS &&
+        (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
+            MPI_SUCCESS &&
+        mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
+        receiving.fits = receiving.header.bytes <= receiving.type_size * count;
+        return receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = receiving.matched;
+    return rc;
+}
+
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status *status)
 {
@@ -379,10 +428,10 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     int raw;
-    if ((rc = mpix_zcopy_raw_count(count, datatype, &raw)) != MPI_SUCCESS)
+    if ((rc = mpix_zcopy_receives_raw(count, datatype, MPIX_ZCOPY_RAW_MAX + 1, &raw)) != MPI_SUCCESS)
         return rc;
-    if (raw) /* what fits can only come without header */
-        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    if (raw)
+        return receive_direct(zc, buf, count, datatype, source, tag, comm, status);
     do {
         if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
             return rc;

@@ -467,7 +467,7 @@ static int isend_checked(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Da
                          MPI_Comm comm, MPI_Request *handle)
 {
     mpix_zcopy_progress *progress;
-    int raw, rc = mpix_zcopy_raw_count(count, datatype, &raw);
+    int raw, rc = mpix_zcopy_sends_raw_count(count, datatype, &raw);
     if (rc != MPI_SUCCESS)
         return rc;
     /* No header: MPI's own request is the send's (refused where the others are, so that
@@ -495,7 +495,7 @@ static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
                          MPI_Comm comm, MPI_Request *handle)
 {
     mpix_zcopy_progress *progress;
-    int raw, rc = mpix_zcopy_raw_count(count, datatype, &raw);
+    int raw, rc = mpix_zcopy_receives_raw(count, datatype, MPIX_ZCOPY_LONE_HEADER_BYTES, &raw);
     if (rc != MPI_SUCCESS)
         return rc;
     /* What fits can only come without header: MPI's own receive, unless a receive of

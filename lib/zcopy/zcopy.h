@@ -424,23 +424,21 @@ typedef struct mpix_zcopy_header {
     int32_t source_rank, tag;     /* the envelope, for a receive whose MPI status is not kept */
 } mpix_zcopy_header;
 
-/* Messages shorter than MPIX_ZCOPY_RAW_BELOW bytes carry no header: the sender sends
- * them as the program asked (MPI_Send with its datatype) and MPI alone puts them in the
- * receive's buffer. Every message with a header is at least that long: data of that
- * many bytes or more follows its header, and a header sent alone is padded to
- * MPIX_ZCOPY_LONE_HEADER_BYTES, so a receiver tells them apart by the length MPI
- * matched. Only where every receive sees that length before it takes a message: a
- * receive completed inside MPI's progress (hook.c, Open MPI) learns none, so there
- * every message has its header (0: none without). */
+/* Messages of up to MPIX_ZCOPY_RAW_MAX bytes carry no header: the sender sends them as
+ * the program asked (MPI_Send with its datatype) and MPI alone puts them in the
+ * receive's buffer. A message with a header is either a header alone, padded to
+ * MPIX_ZCOPY_LONE_HEADER_BYTES, or longer than MPIX_ZCOPY_RAW_MAX, so a receiver tells
+ * them apart by the length MPI matched, and for that one length by the content: a
+ * header names its sender's rank and tag after the magic (mpix_zcopy_header_sent). The
+ * lone header's length is odd and prime, so no array of numbers (2, 4, 8 bytes) has it.
+ * Only where every receive sees the length before it is complete: a receive completed
+ * inside MPI's progress (hook.c, Open MPI) learns none, so there every message has its
+ * header (MPIX_ZCOPY_RAW_MAX -1: none without). */
 #if defined(MPICH_NUMVERSION)
-enum { MPIX_ZCOPY_RAW_BELOW = 1024 };
+enum { MPIX_ZCOPY_RAW_MAX = 16384, MPIX_ZCOPY_LONE_HEADER_BYTES = 1031 };
 #else
-enum { MPIX_ZCOPY_RAW_BELOW = 0 };
+enum { MPIX_ZCOPY_RAW_MAX = -1, MPIX_ZCOPY_LONE_HEADER_BYTES = (int)sizeof(mpix_zcopy_header) };
 #endif
-enum {
-    MPIX_ZCOPY_LONE_HEADER_BYTES =
-        MPIX_ZCOPY_RAW_BELOW > (int)sizeof(mpix_zcopy_header) ? MPIX_ZCOPY_RAW_BELOW : (int)sizeof(mpix_zcopy_header)
-};
 /* A header with the room its padding takes when it travels alone. */
 #define MPIX_ZCOPY_LONE_HEADER                                                                                        \
     union {                                                                                                            \
@@ -448,19 +446,44 @@ enum {
         unsigned char header_alone[MPIX_ZCOPY_LONE_HEADER_BYTES];                                                      \
     }
 
-/* Whether a message of @bytes goes without header, whatever the communicator's settings:
- * a receive of fewer bytes than that is MPI's own (MPIX_Recv_zcopy, MPIX_Irecv_zcopy), so
- * every message it could take without truncation must be one. */
+/* Whether a message of @bytes goes without header, whatever the communicator's settings. */
 static inline int mpix_zcopy_sends_raw(MPI_Count bytes)
 {
-    return bytes < MPIX_ZCOPY_RAW_BELOW;
+    return bytes <= MPIX_ZCOPY_RAW_MAX;
 }
-/* The same for @count of @datatype (@raw: 0 without asking MPI where none is raw). */
-static inline int mpix_zcopy_raw_count(int count, MPI_Datatype datatype, int *raw)
+/* Whether a matched message of @length bytes came without header: or, for a lone
+ * header's length, whether its first bytes (mpix_zcopy_header_sent) say so. */
+static inline int mpix_zcopy_length_raw(MPI_Count length)
+{
+    return length <= MPIX_ZCOPY_RAW_MAX && length != MPIX_ZCOPY_LONE_HEADER_BYTES;
+}
+/* Whether @header, the first bytes of a message @matched (its status) of a lone header's
+ * length, is one: its magic, and the sender's rank and tag that MPI matched. Data of
+ * that length sent without header would have to begin with all three. */
+static inline int mpix_zcopy_header_sent(const mpix_zcopy_header *header, const MPI_Status *matched)
+{
+    return header->magic == MPIX_ZCOPY_MAGIC && header->source_rank == matched->MPI_SOURCE &&
+           header->tag == matched->MPI_TAG;
+}
+/* The bytes of @count of @datatype, and whether a receive for them takes every message
+ * it could take without truncation as it came (@raw_below: below this many bytes, else
+ * 0), that is, is MPI's own (0 without asking MPI where no message is raw). */
+static inline int mpix_zcopy_receives_raw(int count, MPI_Datatype datatype, MPI_Count raw_below, int *raw)
 {
     MPI_Count type_size;
     *raw = 0;
-    if (MPIX_ZCOPY_RAW_BELOW == 0)
+    if (MPIX_ZCOPY_RAW_MAX < 0)
+        return MPI_SUCCESS;
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    *raw = rc == MPI_SUCCESS && type_size * count < raw_below;
+    return rc;
+}
+/* Whether a send of @count of @datatype goes without header (mpix_zcopy_sends_raw). */
+static inline int mpix_zcopy_sends_raw_count(int count, MPI_Datatype datatype, int *raw)
+{
+    MPI_Count type_size;
+    *raw = 0;
+    if (MPIX_ZCOPY_RAW_MAX < 0)
         return MPI_SUCCESS;
     int rc = PMPI_Type_size_x(datatype, &type_size);
     *raw = rc == MPI_SUCCESS && mpix_zcopy_sends_raw(type_size * count);
@@ -571,7 +594,7 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
  * put meanwhile (MPI writes the header into it). */
 typedef struct mpix_zcopy_receiving {
     MPIX_ZCOPY_LONE_HEADER;
-    int raw;               /* a message without header (MPIX_ZCOPY_RAW_BELOW), in buf by MPI */
+    int raw;               /* a message without header (MPIX_ZCOPY_RAW_MAX), in buf by MPI */
     MPI_Status matched;
     MPI_Datatype posted;   /* the header-and-data type of an inline message */
     MPI_Request pending;   /* its MPI_Imrecv */
@@ -719,6 +742,14 @@ void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout
  * free() it), *@length bytes; MPIX_ERRKIND_UNSUPPORTED for more than INT_MAX bytes.
  * MPI_BOTTOM allowed. */
 int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, char **packed, int *length);
+/* The first @bytes type-map bytes of @count of @datatype at @buf (MPI_BOTTOM allowed;
+ * @bytes at most their size) set from @data, which holds them in type-map order, as a
+ * receive of that many bytes sets them: a last element only partly (the rest of it is
+ * packed first and unpacked again, unchanged); or (_pack_head) copied into @data. */
+int mpix_zcopy_unpack_bytes(const char *data, MPI_Count bytes, void *buf, int count, MPI_Datatype datatype,
+                            MPI_Comm comm);
+int mpix_zcopy_pack_head(void *data, MPI_Count bytes, const void *buf, int count, MPI_Datatype datatype,
+                         MPI_Comm comm);
 /* Receives the next message from @source with @tag as MPI_PACKED and unpacks @count of
  * @datatype from it into @buf (MPI_BOTTOM allowed). */
 int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm);

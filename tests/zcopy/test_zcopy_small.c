@@ -5,12 +5,17 @@
  * says how much came; one iteration receives with MPIX_Irecv_zcopy, one sends with
  * MPIX_Isend_zcopy. Sizes run across the size up to which header and data travel
  * packed in one buffer (2 KiB of data), the header's own size and zcopy's eager limit
- * (16 KiB), zero included. Then the cases the one-buffer receive must leave to the
- * datatype: a message that ends inside a receive element (MPI_Get_elements counts its
- * doubles), data at MPI_BOTTOM on both sides, and a message longer than the receive
- * buffer (MPI_ERR_TRUNCATE). With MPIX_TEST_ZCOPY_EXPECT=small the messages of at most
- * 2 KiB must have gone packed, or, in a build for MPICH, those under 1 KiB without a
- * header (sent as the program asked) and the others of at most 2 KiB packed. */
+ * (16 KiB, also the longest message MPICH's zcopy sends without header), zero included.
+ * Then data exactly as long as a lone header (MPICH: 1031 bytes, told from a header by
+ * its first bytes) and its neighbours, in chars, into buffers of that size, longer ones
+ * (a receive for more than 16 KiB too), pairs of chars (the last element in part),
+ * nonblocking, and too short ones. Then the cases the one-buffer
+ * receive must leave to the datatype: a message that ends inside a receive element
+ * (MPI_Get_elements counts its doubles), data at MPI_BOTTOM on both sides, and a message
+ * longer than the receive buffer (MPI_ERR_TRUNCATE). With MPIX_TEST_ZCOPY_EXPECT=small
+ * the messages of at most 2 KiB must have gone packed, or, in a build for MPICH, those
+ * of at most 16 KiB without a header (sent as the program asked). MPIX_TEST_THREADS=multiple
+ * runs it under MPI_THREAD_MULTIPLE. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -24,12 +29,19 @@ enum { ITERATIONS = 3, STRIDE = 3, SLACK = 5, PACKED_LIMIT = 2048 };
 enum { NONBLOCKING_RECEIVE = 1, NONBLOCKING_SEND = 2 };
 static const int sizes[] = { 0, 1, 2, 25, 255, 256, 257, 300, 1024, 2047, 2048, 2049, 2100 };
 enum { SIZES = sizeof sizes / sizeof sizes[0], MAX_DOUBLES = 2100 };
-/* Messages shorter than this travel without a header (lib/zcopy/zcopy.h). */
+/* Messages of up to RAW_MAX bytes travel without a header; a header alone is LONE bytes
+ * long (lib/zcopy/zcopy.h). */
+enum { LONE = 1031 };
 #if defined(MPICH_NUMVERSION)
-enum { RAW_BELOW = 1024 };
+enum { RAW_MAX = 16384 };
 #else
-enum { RAW_BELOW = 0 };
+enum { RAW_MAX = -1 };
 #endif
+
+static int raw(int bytes)
+{
+    return bytes <= RAW_MAX;
+}
 
 static double value_of(int n, int i, int iteration)
 {
@@ -57,8 +69,8 @@ static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent, int 
                     rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
                 CHECK(rc == MPI_SUCCESS, "send of %d doubles: %s", n, mpix_test_error_string(rc));
                 int bytes = n * (int)sizeof(double);
-                *plain_sent += bytes < RAW_BELOW;
-                *small_sent += bytes >= RAW_BELOW && iteration != NONBLOCKING_SEND && bytes <= PACKED_LIMIT;
+                *plain_sent += raw(bytes);
+                *small_sent += !raw(bytes) && iteration != NONBLOCKING_SEND && bytes <= PACKED_LIMIT;
             } else if (rank == 1) {
                 MPI_Status status;
                 int count = -1, wrong = 0;
@@ -81,6 +93,84 @@ static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent, int 
                 CHECK(wrong == 0, "%d doubles, iteration %d: %d wrong or overwritten", n, iteration, wrong);
             }
         }
+}
+
+static char char_of(int length, int i, int variant)
+{
+    return (char)((length * 7 + i * 3 + variant) % 127);
+}
+
+/* Data of LONE - 1, LONE and LONE + 1 chars, each sent blocking and nonblocking, to
+ * receives of exactly that many chars, of more, of more than 16 KiB (a receive that
+ * probes first), of pairs of chars (an odd length ends inside a pair), nonblocking, and
+ * of fewer (MPI_ERR_TRUNCATE); every byte and status checked, and nothing written past
+ * the message. */
+enum { RECEIVE_EXACT, RECEIVE_LONGER, RECEIVE_LARGE, RECEIVE_PAIRS, RECEIVE_NONBLOCKING, RECEIVE_SHORT, RECEIVES };
+static void lone_sized(int rank, MPI_Comm comm, int *plain_sent, int *small_sent)
+{
+    enum { EXTRA = 40, LARGE = 20000 };
+    static char buffer[LARGE + EXTRA];
+    const int lengths[] = { LONE - 1, LONE, LONE + 1 };
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_CHAR, &pair);
+    MPI_Type_commit(&pair);
+    for (int l = 0; l < 3; l++)
+        for (int variant = 0; variant < 2 * RECEIVES; variant++) {
+            int length = lengths[l], receive = variant / 2, nonblocking_send = variant % 2, tag = 200 + variant;
+            if (rank == 0) {
+                for (int i = 0; i < length; i++)
+                    buffer[i] = char_of(length, i, variant);
+                MPI_Request request;
+                int rc = nonblocking_send ? MPIX_Isend_zcopy(buffer, length, MPI_CHAR, 1, tag, comm, &request)
+                                          : MPIX_Send_zcopy(buffer, length, MPI_CHAR, 1, tag, comm);
+                if (rc == MPI_SUCCESS && nonblocking_send)
+                    rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+                CHECK(rc == MPI_SUCCESS, "send of %d chars: %s", length, mpix_test_error_string(rc));
+                *plain_sent += raw(length);
+                *small_sent += !raw(length) && !nonblocking_send && length <= PACKED_LIMIT;
+            } else if (rank == 1) {
+                memset(buffer, 0x55, sizeof buffer);
+                int capacity = receive == RECEIVE_SHORT   ? length - 1
+                               : receive == RECEIVE_EXACT ? length
+                               : receive == RECEIVE_LARGE ? LARGE
+                                                          : length + EXTRA;
+                MPI_Status status;
+                MPI_Request request;
+                int rc;
+                if (receive == RECEIVE_PAIRS)
+                    rc = MPIX_Recv_zcopy(buffer, capacity / 2, pair, 0, tag, comm, &status);
+                else if (receive == RECEIVE_NONBLOCKING) {
+                    rc = MPIX_Irecv_zcopy(buffer, capacity, MPI_CHAR, 0, tag, comm, &request);
+                    if (rc == MPI_SUCCESS)
+                        rc = MPI_Wait(&request, &status);
+                } else
+                    rc = MPIX_Recv_zcopy(buffer, capacity, MPI_CHAR, 0, tag, comm, &status);
+                int error_class = -1, elements = -1, wrong = 0, received = length < capacity ? length : capacity;
+                MPI_Error_class(rc, &error_class);
+                if (receive == RECEIVE_SHORT) {
+                    CHECK(error_class == MPI_ERR_TRUNCATE && status.MPI_SOURCE == 0 && status.MPI_TAG == tag,
+                          "%d chars into %d: class %d, source %d, tag %d", length, capacity, error_class,
+                          status.MPI_SOURCE, status.MPI_TAG);
+                    for (int i = capacity; i < (int)sizeof buffer; i++)
+                        wrong += buffer[i] != 0x55;
+                    CHECK(wrong == 0, "%d chars into %d: %d bytes past the buffer written", length, capacity, wrong);
+                    continue;
+                }
+                CHECK(rc == MPI_SUCCESS, "receive of %d chars (receive %d, send %d): %s", length, receive,
+                      nonblocking_send, mpix_test_error_string(rc));
+                MPI_Get_elements(&status, receive == RECEIVE_PAIRS ? pair : MPI_CHAR, &elements);
+                CHECK(elements == length && status.MPI_SOURCE == 0 && status.MPI_TAG == tag,
+                      "%d chars (receive %d, send %d): %d elements, source %d, tag %d", length, receive,
+                      nonblocking_send, elements, status.MPI_SOURCE, status.MPI_TAG);
+                for (int i = 0; i < received; i++)
+                    wrong += buffer[i] != char_of(length, i, variant);
+                for (int i = received; i < (int)sizeof buffer; i++)
+                    wrong += buffer[i] != 0x55;
+                CHECK(wrong == 0, "%d chars (receive %d, send %d): %d bytes wrong or written past the message",
+                      length, receive, nonblocking_send, wrong);
+            }
+        }
+    MPI_Type_free(&pair);
 }
 
 /* 3 doubles into pairs of doubles: one and a half elements. */
@@ -157,12 +247,22 @@ static void truncated(int rank, MPI_Comm comm)
 int main(int argc, char **argv)
 {
     int rank, ranks, plain_sent = 0, small_sent = 0;
-    mpix_test_start(&argc, &argv, &rank, &ranks);
+    const char *threads = getenv("MPIX_TEST_THREADS");
+    if (threads && !strcmp(threads, "multiple")) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread gave thread level %d", provided);
+    } else
+        mpix_test_start(&argc, &argv, &rank, &ranks);
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (ranks >= 2) {
         strided_to_contiguous(rank, comm, &plain_sent, &small_sent);
+        lone_sized(rank, comm, &plain_sent, &small_sent);
         partial_element(rank, comm);
         at_bottom(rank, comm);
         truncated(rank, comm);
@@ -171,7 +271,7 @@ int main(int argc, char **argv)
             zcopy_counters c = zcopy_stats_of(comm);
             /* The vectors, then the 3 doubles, the 10 and the 2 (packed, or without header),
              * and the pair at MPI_BOTTOM (never packed). */
-            int fixed_small = RAW_BELOW ? 0 : 3, fixed_plain = RAW_BELOW ? 4 : 0;
+            int fixed_small = RAW_MAX > 0 ? 0 : 3, fixed_plain = RAW_MAX > 0 ? 4 : 0;
             CHECK(c.sent_small_packed == (unsigned long)(small_sent + fixed_small),
                   "%lu sends packed in one buffer, want %d", c.sent_small_packed, small_sent + fixed_small);
             CHECK(c.sent_plain == (unsigned long)(plain_sent + fixed_plain), "%lu sends without header, want %d",

@@ -130,20 +130,31 @@ int mpix_hint_parse(const mpix_hint_spec *spec, const char *text, mpix_hint_valu
 }
 
 /* The table's defaults, parsed once for the process: they never change, and objects
- * read their settings at every creation (a communicator's first zcopy call reads seven). */
-static mpix_hint_value parsed_defaults[MPIX_HINT_COUNT];
+ * read their settings at every creation (a communicator's first zcopy call reads seven).
+ * Only their typed fields are kept (the text is the table's): a whole value for each
+ * would be pages of memory touched for the first time in a process's first call. */
+typedef struct parsed_default {
+    int has_value, keyword;
+    unsigned keyword_mask;
+    long long integer;
+    double number;
+} parsed_default;
+static parsed_default parsed_defaults[MPIX_HINT_COUNT];
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
 
 static void parse_defaults(void)
 {
+    mpix_hint_value value;
     for (int id = 0; id < MPIX_HINT_COUNT; id++) {
         const mpix_hint_spec *spec = mpix_hint_spec_of((mpix_hint_id)id);
-        mpix_hint_value *value = &parsed_defaults[id];
-        value->keyword = -1;
-        if (spec->default_value) { /* well formed: tests/common checks every one */
-            value->has_value = mpix_hint_parse(spec, spec->default_value, value);
-            snprintf(value->origin, sizeof value->origin, "default");
-        }
+        parsed_default *parsed = &parsed_defaults[id];
+        parsed->keyword = -1;
+        if (spec->default_value) /* well formed: tests/common checks every one */
+            *parsed = (parsed_default){ .has_value = mpix_hint_parse(spec, spec->default_value, &value),
+                                        .keyword = value.keyword,
+                                        .keyword_mask = value.keyword_mask,
+                                        .integer = value.integer,
+                                        .number = value.number };
     }
 }
 
@@ -188,14 +199,16 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
         return MPI_SUCCESS;
     }
     pthread_once(&defaults_once, parse_defaults);
-    const mpix_hint_value *parsed = &parsed_defaults[id];
+    const parsed_default *parsed = &parsed_defaults[id];
     value->has_value = parsed->has_value;
     value->keyword = parsed->keyword;
     value->keyword_mask = parsed->keyword_mask;
     value->integer = parsed->integer;
     value->number = parsed->number;
-    strcpy(value->text, parsed->text);
-    strcpy(value->origin, parsed->origin);
+    if (spec->default_value) {
+        snprintf(value->text, sizeof value->text, "%s", spec->default_value);
+        strcpy(value->origin, "default");
+    }
     return MPI_SUCCESS;
 }
 

@@ -33,11 +33,11 @@ static uint32_t node_key(long long node_ranks)
 {
     char identity[512] = "", boot[64] = "", host[256] = "";
     struct stat pid_namespace = { 0 };
-    FILE *file = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (file) {
-        if (!fgets(boot, sizeof boot, file))
-            boot[0] = '\0';
-        fclose(file);
+    int file = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);   /* no stdio buffer to allocate */
+    if (file >= 0) {
+        ssize_t length = read(file, boot, sizeof boot - 1);
+        boot[length > 0 ? length : 0] = '\0';
+        close(file);
     }
     stat("/proc/self/ns/pid", &pid_namespace);
     gethostname(host, sizeof host - 1);

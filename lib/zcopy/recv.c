@@ -407,6 +407,55 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
     return rc;
 }
 
+/* A blocking receive for at most MPIX_ZCOPY_PACKED_BYTES where every message has a
+ * header (Open MPI): what it can take whole is a header alone, or a header with that
+ * little data, which fit a buffer on the stack. So MPI receives into it at once, as
+ * MPI_PACKED, with no probe before (about 0.1 us a receive here); a longer message is MPI's
+ * truncation there, its header read all the same. 1 when done (*@rc), 0 when the buffer
+ * would not be on the stack. */
+static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
+                         int source, int tag, MPI_Comm comm, MPI_Status *status, int *rc)
+{
+    enum { STACK_BYTES = 4096 };
+    char packed[STACK_BYTES];
+    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
+                                       .type_size = type_size };
+    mpix_zcopy_header *header = &receiving.header;
+    /* Packed, header and data are their bytes in this build (MPI_Pack_size would also
+     * build a convertor to say so): a message that fits is at most this long. */
+    int header_size = (int)sizeof *header, data_size = (int)(type_size * count), error_class;
+    if (header_size + data_size > STACK_BYTES)
+        return 0;
+    do {
+        int position = 0, received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm,
+                                               &receiving.matched);
+        *header = (mpix_zcopy_header){ 0 };
+        if (received != MPI_SUCCESS && ((*rc = PMPI_Error_class(received, &error_class)) != MPI_SUCCESS ||
+                                        error_class != MPI_ERR_TRUNCATE))
+            return *rc = received, 1;
+        if ((*rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &receiving.length)) != MPI_SUCCESS)
+            return 1;
+        if (receiving.length >= header_size &&
+            (*rc = PMPI_Unpack(packed, receiving.length, &position, header, (int)sizeof *header, MPI_BYTE, comm)) !=
+                MPI_SUCCESS)
+            return 1;
+        MPI_Count capacity = receiving.type_size * count, here = receiving.length - header_size;
+        MPI_Count bytes = header->bytes < capacity ? header->bytes : capacity;
+        receiving.fits = received == MPI_SUCCESS && header->bytes <= capacity;
+        if (bytes > here)
+            bytes = here;
+        /* whole elements straight from the message; a part of one needs the element as it is */
+        if (header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS && !header->data_follows &&
+            bytes > 0 &&
+            (*rc = bytes % type_size == 0
+                       ? PMPI_Unpack(packed, receiving.length, &position, buf, (int)(bytes / type_size), datatype, comm)
+                       : mpix_zcopy_unpack_bytes(packed + position, bytes, buf, count, datatype, comm)) != MPI_SUCCESS)
+            return 1;
+        *rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+    } while (*rc == MPIX_ZCOPY_RECEIVE_AGAIN);
+    return 1;
+}
+
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status *status)
 {
@@ -432,6 +481,13 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         return rc;
     if (raw)
         return receive_direct(zc, buf, count, datatype, source, tag, comm, status);
+    MPI_Count type_size;
+    if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && (rc = PMPI_Type_size_x(datatype, &type_size)) == MPI_SUCCESS &&
+        type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
+        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc))
+        return rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
     do {
         if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
             return rc;

@@ -84,6 +84,7 @@ int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm 
 typedef struct head {
     char *packed;
     int size;
+    MPI_Count type_size;
     void *at;
     MPI_Datatype datatype, shifted;
     int shifted_count;
@@ -91,15 +92,14 @@ typedef struct head {
 
 static int head_begin(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Count bytes, head *h)
 {
-    MPI_Count type_size;
     *h = (head){ .datatype = datatype, .shifted = datatype };
-    int rc = PMPI_Type_size_x(datatype, &type_size);
+    int rc = PMPI_Type_size_x(datatype, &h->type_size);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (bytes <= 0 || type_size <= 0 || bytes > INT_MAX || bytes > type_size * count)
+    if (bytes <= 0 || h->type_size <= 0 || bytes > INT_MAX || bytes > h->type_size * count)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: the first %lld bytes of %d elements of %lld bytes",
-                          (long long)bytes, count, (long long)type_size);
-    int elements = (int)((bytes + type_size - 1) / type_size);
+                          (long long)bytes, count, (long long)h->type_size);
+    int elements = (int)((bytes + h->type_size - 1) / h->type_size);
     if ((rc = PMPI_Pack_size(elements, datatype, comm, &h->size)) != MPI_SUCCESS)
         return rc;
     if (!(h->packed = malloc(h->size > 0 ? h->size : 1)))
@@ -123,12 +123,13 @@ int mpix_zcopy_unpack_bytes(const char *data, MPI_Count bytes, void *buf, int co
                             MPI_Comm comm)
 {
     head h;
-    MPI_Count type_size;
-    int position = 0, rc = bytes > 0 ? PMPI_Type_size_x(datatype, &type_size) : MPI_SUCCESS;
-    if (rc != MPI_SUCCESS || bytes <= 0 || (rc = head_begin(buf, count, datatype, comm, bytes, &h)) != MPI_SUCCESS)
+    int position = 0, rc;
+    if (bytes <= 0) /* nothing to set */
+        return MPI_SUCCESS;
+    if ((rc = head_begin(buf, count, datatype, comm, bytes, &h)) != MPI_SUCCESS)
         return rc;
     /* a part of the last element: the element as it is, then its first bytes replaced */
-    if (bytes % type_size != 0)
+    if (bytes % h.type_size != 0)
         rc = PMPI_Pack(h.at, h.shifted_count, h.shifted, h.packed, h.size, &position, comm);
     if (rc == MPI_SUCCESS) {
         memcpy(h.packed, data, (size_t)bytes);

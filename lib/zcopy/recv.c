@@ -387,15 +387,14 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
  * header's length may be a header all the same, of a message too long for @buf: its
  * first bytes, now in @buf, tell (mpix_zcopy_header_sent), and it ends as any header
  * does, with MPI_ERR_TRUNCATE, its sender released. */
-static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                          MPI_Comm comm, MPI_Status *status)
+static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
+                          int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
-                                       .length = MPIX_ZCOPY_LONE_HEADER_BYTES };
+                                       .length = MPIX_ZCOPY_LONE_HEADER_BYTES, .type_size = type_size };
     int length, rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
     if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
         length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
-        (rc = PMPI_Type_size_x(datatype, &receiving.type_size)) == MPI_SUCCESS &&
         (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
             MPI_SUCCESS &&
         mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
@@ -476,17 +475,13 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
-    int raw;
-    if ((rc = mpix_zcopy_receives_raw(count, datatype, MPIX_ZCOPY_RAW_MAX + 1, &raw)) != MPI_SUCCESS)
-        return rc;
-    if (raw)
-        return receive_direct(zc, buf, count, datatype, source, tag, comm, status);
     MPI_Count type_size;
-    if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && (rc = PMPI_Type_size_x(datatype, &type_size)) == MPI_SUCCESS &&
-        type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
-        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc))
+    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
-    if (rc != MPI_SUCCESS)
+    if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
+        return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status);
+    if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
+        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc))
         return rc;
     do {
         if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)

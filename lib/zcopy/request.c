@@ -495,7 +495,7 @@ static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
                          MPI_Comm comm, MPI_Request *handle)
 {
     mpix_zcopy_progress *progress;
-    int raw, rc = mpix_zcopy_receives_raw(count, datatype, MPIX_ZCOPY_LONE_HEADER_BYTES, &raw);
+    int raw, rc = mpix_zcopy_receives_raw(count, datatype, &raw);
     if (rc != MPI_SUCCESS)
         return rc;
     /* What fits can only come without header: MPI's own receive, unless a receive of

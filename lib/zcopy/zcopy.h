@@ -465,17 +465,17 @@ static inline int mpix_zcopy_header_sent(const mpix_zcopy_header *header, const 
     return header->magic == MPIX_ZCOPY_MAGIC && header->source_rank == matched->MPI_SOURCE &&
            header->tag == matched->MPI_TAG;
 }
-/* The bytes of @count of @datatype, and whether a receive for them takes every message
- * it could take without truncation as it came (@raw_below: below this many bytes, else
- * 0), that is, is MPI's own (0 without asking MPI where no message is raw). */
-static inline int mpix_zcopy_receives_raw(int count, MPI_Datatype datatype, MPI_Count raw_below, int *raw)
+/* Whether a receive for @count of @datatype can take, without truncation, only messages
+ * without header (shorter than a lone header), so that it may be MPI's own, request
+ * included (0 without asking MPI where no message is raw). */
+static inline int mpix_zcopy_receives_raw(int count, MPI_Datatype datatype, int *raw)
 {
     MPI_Count type_size;
     *raw = 0;
     if (MPIX_ZCOPY_RAW_MAX < 0)
         return MPI_SUCCESS;
     int rc = PMPI_Type_size_x(datatype, &type_size);
-    *raw = rc == MPI_SUCCESS && type_size * count < raw_below;
+    *raw = rc == MPI_SUCCESS && type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES;
     return rc;
 }
 /* Whether a send of @count of @datatype goes without header (mpix_zcopy_sends_raw). */

@@ -103,9 +103,14 @@ extern "C" {
  * @param dest     rank in @p comm, or MPI_PROC_NULL
  * @param tag      0 .. MPI_TAG_UB
  * @param comm     intra- or intercommunicator
- * @return MPI_SUCCESS or an error code raised on @p comm: an uncommitted or undecodable
- *         datatype is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or
- *         bad rank ::MPIX_ERRKIND_ARGUMENT naming the value.
+ * @return MPI_SUCCESS or an error code raised on @p comm, once: an undecodable datatype
+ *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or bad rank
+ *         ::MPIX_ERRKIND_ARGUMENT naming the value; what MPI_Send itself rejects (an
+ *         uncommitted datatype, a bad tag) MPI's error. With MPICH, a message of up to
+ *         16 KiB is MPI_Send's own call, and its error MPI_Send's.
+ * @par Complexity with MPICH, a message of up to 16 KiB: MPI_Send's, plus the datatype's
+ *      size and the communicator's state, found without an attribute lookup when the
+ *      thread's previous call used the same communicator.
  * @par Complexity first zero-copy send of a (datatype, count): O(blocks) to flatten;
  *      afterwards O(1) to find the layout. Data: one copy, shared between receiver and
  *      sender for messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The way (zero-copy, or
@@ -130,7 +135,10 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @param tag      tag or MPI_ANY_TAG
  * @param comm     the communicator of the sender's MPIX_Send_zcopy
  * @param status   MPI_STATUS_IGNORE or the status to fill
- * @return MPI_SUCCESS or an error code raised on @p comm.
+ * @return MPI_SUCCESS or an error code raised on @p comm, once (as MPIX_Send_zcopy;
+ *         with MPICH, a receive for up to 16 KiB is MPI_Recv's own call).
+ * @par Complexity with MPICH, a receive for up to 16 KiB: MPI_Recv's, plus what
+ *      MPIX_Send_zcopy adds to MPI_Send.
  * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or
  *      coalesced spans, no layout transfer; a new sender layout is read once from the
  *      sender's memory (16 bytes a block).

@@ -8,9 +8,9 @@ int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Dataty
     int inter = 0, peers = 0, rc;
 
     if (comm == MPI_COMM_NULL)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the communicator is MPI_COMM_NULL", call);
+        return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the communicator is MPI_COMM_NULL", call));
     if (count < 0)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: count %d is negative", call, count);
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: count %d is negative", call, count));
     /* Count, datatype (committed), tag and communicator: as MPI itself judges them. */
     if (direction == MPIX_SENDING)
         rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
@@ -26,8 +26,9 @@ int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Dataty
     if (rc != MPI_SUCCESS)
         return rc;
     if (peer < 0 || peer >= peers)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: %s %d is not a rank of 0..%d", call,
-                          direction == MPIX_SENDING ? "destination" : "source", peer, peers - 1);
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: %s %d is not a rank of 0..%d", call,
+                                                direction == MPIX_SENDING ? "destination" : "source", peer,
+                                                peers - 1));
     return MPI_SUCCESS;
 }
 

@@ -13,8 +13,9 @@ enum { MPIX_SENDING = 0, MPIX_RECEIVING = 1 };
  * naming @call and the rank out of range. @direction is MPIX_SENDING (peer: a rank or
  * MPI_PROC_NULL) or MPIX_RECEIVING (also MPI_ANY_SOURCE, MPI_ANY_TAG). The datatype and
  * communicator are checked by MPI itself, with a call to MPI_PROC_NULL that moves no
- * data: MPI raises those errors on @comm (on MPI_COMM_WORLD for MPI_COMM_NULL). Not
- * raised otherwise. */
+ * data, which raises its error on @comm; the others are raised here, on @comm (on
+ * MPI_COMM_WORLD for MPI_COMM_NULL). Every error returned has been raised, once: the
+ * caller returns it as it is, or a handler of the program's runs twice. */
 int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
                         MPI_Comm comm, int direction);
 

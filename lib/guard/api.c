@@ -92,7 +92,7 @@ MPIX_API int MPIX_Send_guarded(const void *buf, int count, MPI_Datatype datatype
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
     if ((rc = mpix_check_transfer("MPIX_Send_guarded", buf, count, datatype, dest, tag, comm, MPIX_SENDING)) !=
         MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, rc);
+        return rc;
     const uint64_t key[] = { 1, HANDLE(buf), (uint64_t)count, HANDLE(datatype), (uint64_t)dest, (uint64_t)tag,
                              HANDLE(comm) };
     int last = call_begin(state, key, 7);
@@ -111,7 +111,7 @@ MPIX_API int MPIX_Recv_guarded(void *buf, int count, MPI_Datatype datatype, int 
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     if ((rc = mpix_check_transfer("MPIX_Recv_guarded", buf, count, datatype, source, tag, comm, MPIX_RECEIVING)) !=
         MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, rc);
+        return rc;
     const uint64_t key[] = { 2, HANDLE(buf), (uint64_t)count, HANDLE(datatype), (uint64_t)source, (uint64_t)tag,
                              HANDLE(comm) };
     int last = call_begin(state, key, 7);
@@ -125,14 +125,13 @@ MPIX_API int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datat
 {
     mpix_guard_state *state;
     int rc = active_state(&state);
-    if (rc == MPI_SUCCESS && state)
-        rc = mpix_check_transfer("MPIX_Sendrecv_guarded", sendbuf, sendcount, sendtype, dest, sendtag, comm,
-                                 MPIX_SENDING);
-    if (rc == MPI_SUCCESS && state)
-        rc = mpix_check_transfer("MPIX_Sendrecv_guarded", recvbuf, recvcount, recvtype, source, recvtag, comm,
-                                 MPIX_RECEIVING);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm_or_world(comm, rc);
+    if (state && ((rc = mpix_check_transfer("MPIX_Sendrecv_guarded", sendbuf, sendcount, sendtype, dest, sendtag,
+                                            comm, MPIX_SENDING)) != MPI_SUCCESS ||
+                  (rc = mpix_check_transfer("MPIX_Sendrecv_guarded", recvbuf, recvcount, recvtype, source, recvtag,
+                                            comm, MPIX_RECEIVING)) != MPI_SUCCESS))
+        return rc;
     if (!state)
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, status);

@@ -386,21 +386,38 @@ int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const 
  * leave the message to MPI's unexpected queue and a second copy). A message of a lone
  * header's length may be a header all the same, of a message too long for @buf: its
  * first bytes, now in @buf, tell (mpix_zcopy_header_sent), and it ends as any header
- * does, with MPI_ERR_TRUNCATE, its sender released. */
+ * does, with MPI_ERR_TRUNCATE, its sender released; its error is raised here, on
+ * @comm, where MPI raised its own (*@raised). A buffer shorter than a lone header
+ * takes only data: MPI's receive and status alone. */
 static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
-                          int source, int tag, MPI_Comm comm, MPI_Status *status)
+                          int source, int tag, MPI_Comm comm, MPI_Status *status, int *raised)
 {
-    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
-                                       .length = MPIX_ZCOPY_LONE_HEADER_BYTES, .type_size = type_size };
-    int length, rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
-    if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
-        length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
-        (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
-            MPI_SUCCESS &&
-        mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
-        receiving.fits = receiving.header.bytes <= receiving.type_size * count;
-        return receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
-    }
+    *raised = 1;
+    if (type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES)
+        return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    int rc;
+    mpix_zcopy_receiving receiving;
+    do {
+        int length;
+        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
+        if (rc != MPI_SUCCESS || (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) != MPI_SUCCESS ||
+            length != MPIX_ZCOPY_LONE_HEADER_BYTES ||
+            (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) !=
+                MPI_SUCCESS ||
+            !mpix_zcopy_header_sent(&receiving.header, &receiving.matched))
+            break;
+        receiving.raw = 0;
+        receiving.pending = MPI_REQUEST_NULL;
+        receiving.posted = MPI_DATATYPE_NULL;
+        receiving.length = MPIX_ZCOPY_LONE_HEADER_BYTES;
+        receiving.type_size = type_size;
+        receiving.fits = receiving.header.bytes <= type_size * count;
+        *raised = 0;
+        rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+        if (rc != MPIX_ZCOPY_RECEIVE_AGAIN)
+            return rc;
+        *raised = 1;
+    } while (1);
     if (status != MPI_STATUS_IGNORE)
         *status = receiving.matched;
     return rc;
@@ -455,9 +472,11 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     return 1;
 }
 
+/* *@raised: whether MPI raised the error returned (receive_direct). */
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                           MPI_Status *status)
+                           MPI_Status *status, int *raised)
 {
+    *raised = 0;
     mpix_zcopy_comm *zc;
     MPI_Message message;
     MPI_Status matched;
@@ -479,7 +498,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
     if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
-        return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status);
+        return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
     if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
         receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc))
         return rc;
@@ -494,9 +513,19 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                              MPI_Status *status)
 {
+    mpix_zcopy_comm *zc;
+    MPI_Count type_size;
+    int raised;
+    /* unless a receive of this process posted before may take the same message */
+    if (mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
+        type_size * count <= MPIX_ZCOPY_RAW_MAX &&
+        !mpix_zcopy_requests_overlap(zc, source, tag)) {
+        int rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
+        return raised ? rc : mpix_raise_comm(comm, rc);
+    }
     int check_rc = mpix_check_transfer("MPIX_Recv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
     if (check_rc != MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, check_rc);
+        return check_rc;
     if (source == MPI_PROC_NULL) {
         if (status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = MPI_PROC_NULL;
@@ -508,5 +537,6 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
         }
         return MPI_SUCCESS;
     }
-    return mpix_raise_comm(comm, receive_checked(buf, count, datatype, source, tag, comm, status));
+    int rc = receive_checked(buf, count, datatype, source, tag, comm, status, &raised);
+    return raised ? rc : mpix_raise_comm(comm, rc);
 }

@@ -550,17 +550,30 @@ static int completion_of(MPI_Comm comm, mpix_zcopy_comm **zc, mpix_zcopy_hooks *
     return rc == MPI_SUCCESS ? mpix_zcopy_hooks_get((*zc)->process, hooks) : rc;
 }
 
+/* Whether MPICH's poll functions drive this process's requests: then a nonblocking call
+ * that is MPI's own (mpix_zcopy_direct) needs nothing of its progress, which the first
+ * nonblocking call sets up (progress_usable). */
+static int polled(const mpix_zcopy_comm *zc)
+{
+    const mpix_zcopy_progress *progress = zc->process->progress;
+    return progress && progress->polled;
+}
+
 MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                               MPI_Request *request)
 {
+    mpix_zcopy_comm *zc;
+    MPI_Count type_size;
+    if (request && mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
+        mpix_zcopy_sends_raw(type_size * count) && polled(zc))
+        return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Isend_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
-    if (rc == MPI_SUCCESS && !request)
-        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Isend_zcopy: request is NULL");
     if (rc != MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, rc);
+        return rc;
+    if (!request)
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Isend_zcopy: request is NULL"));
     if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
         return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
-    mpix_zcopy_comm *zc;
     mpix_zcopy_hooks *hooks;
     if ((rc = completion_of(comm, &zc, &hooks)) == MPI_SUCCESS)
         rc = hooks ? mpix_zcopy_hooked_isend(buf, count, datatype, dest, tag, comm, request)
@@ -571,14 +584,21 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
 MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                               MPI_Request *request)
 {
+    mpix_zcopy_comm *zc;
+    MPI_Count type_size;
+    /* irecv_checked's raw case; MPI_PROC_NULL below, for MPI_Recv's status */
+    if (request && source != MPI_PROC_NULL &&
+        mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
+        type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES && polled(zc) &&
+        !mpix_zcopy_requests_overlap(zc, source, tag))
+        return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Irecv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
-    if (rc == MPI_SUCCESS && !request)
-        rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: request is NULL");
     if (rc != MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, rc);
+        return rc;
+    if (!request)
+        return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: request is NULL"));
     if (source == MPI_PROC_NULL)
         return mpix_raise_comm(comm, irecv_proc_null(request));
-    mpix_zcopy_comm *zc;
     mpix_zcopy_hooks *hooks;
     if ((rc = completion_of(comm, &zc, &hooks)) == MPI_SUCCESS)
         rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)

@@ -515,11 +515,27 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
     return mpix_zcopy_send_end(&send, rc);
 }
 
+int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
+                      MPI_Count *type_size)
+{
+    if (MPIX_ZCOPY_RAW_MAX < 0 || comm == MPI_COMM_NULL || datatype == MPI_DATATYPE_NULL || count < 0 ||
+        mpix_zcopy_comm_get(comm, zc) != MPI_SUCCESS)
+        return 0;
+    int known_peer = (peer >= 0 && peer < (*zc)->peers) || peer == MPI_PROC_NULL ||
+                     (direction == MPIX_RECEIVING && peer == MPI_ANY_SOURCE);
+    return known_peer && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
+}
+
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    mpix_zcopy_comm *zc;
+    MPI_Count type_size;
+    if (mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
+        mpix_zcopy_sends_raw(type_size * count))
+        return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, NULL);
     int rc = mpix_check_transfer("MPIX_Send_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
     if (rc != MPI_SUCCESS)
-        return mpix_raise_comm_or_world(comm, rc);
+        return rc;
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     return mpix_raise_comm(comm, send_checked(buf, count, datatype, dest, tag, comm));

@@ -494,6 +494,19 @@ static inline int mpix_zcopy_sends_raw_count(int count, MPI_Datatype datatype, i
  * or MPI_Isend into @request (send.c). */
 int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                         MPI_Comm comm, MPI_Request *request);
+/* Whether a call for @count of @datatype on @comm may go to MPI at once, unchecked
+ * (send.c), with @comm's state in *@zc and @datatype's size in *@type_size: where the
+ * message goes without header either way (mpix_zcopy_sends_raw; for a receive, one that
+ * can take only such messages), the call is MPI's own, which judges every argument and
+ * raises what is wrong through @comm's handler, once. Checking them before as well
+ * (mpix_check_transfer: a send to MPI_PROC_NULL, the communicator's size) and setting
+ * up a send's state cost a ping-pong of one double near a fifth of its time with MPICH.
+ * Only what must be right to ask the state and the size is looked at here, and the
+ * peer's rank (@direction MPIX_SENDING or MPIX_RECEIVING): a null communicator or
+ * datatype, a negative count or an unknown rank take the checked way, which names them.
+ * 0 where messages always have a header (MPIX_ZCOPY_RAW_MAX -1). */
+int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
+                      MPI_Count *type_size);
 
 /* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
  * of @datatype at @buf (message.c): what a sender sends with data inline in one message

@@ -58,6 +58,38 @@ static inline int mpix_test_is_kind(int code, int kind)
     return error_class == kind_class;
 }
 
+/* A duplicate of MPI_COMM_WORLD whose error handler counts its calls (returning), and
+ * that count: an erroneous call must raise its error once, as MPI's own calls do, or a
+ * program's handler runs twice for one error. */
+static inline int *mpix_test_raised(void)
+{
+    static int count;
+    return &count;
+}
+static inline void mpix_test_count_raise(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+    ++*mpix_test_raised();
+}
+static inline MPI_Comm mpix_test_counting_comm(void)
+{
+    MPI_Comm comm;
+    MPI_Errhandler counting;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_create_errhandler(mpix_test_count_raise, &counting);
+    MPI_Comm_set_errhandler(comm, counting);
+    MPI_Errhandler_free(&counting);
+    return comm;
+}
+#define EXPECT_RAISED_ONCE(call, what)                                                                       \
+    do {                                                                                                     \
+        *mpix_test_raised() = 0;                                                                             \
+        int raised_rc_ = (call);                                                                             \
+        CHECK(raised_rc_ != MPI_SUCCESS && *mpix_test_raised() == 1,                                         \
+              "%s: %s returned %d after %d calls of the handler, want an error raised once", what, #call,     \
+              raised_rc_, *mpix_test_raised());                                                              \
+    } while (0)
+
 /* A call MPI would reject must return an error (with MPI_ERRORS_RETURN in force), not
  * crash and not succeed. */
 #define EXPECT_ERROR(call, what)                                                                             \

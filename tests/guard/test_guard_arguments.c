@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Arguments MPI would reject are rejected by the guarded calls too, with an error through
- * the communicator's handler: no crash, no hang. */
+ * the communicator's handler, raised once: no crash, no hang. */
 #include "mpix_test.h"
 
 #include <mpix/guard.h>
@@ -33,6 +33,18 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MPIX_Sendrecv_guarded(data, 1, MPI_INT, 0, 0, back, 1, MPI_INT, size, 0, MPI_COMM_WORLD,
                                        MPI_STATUS_IGNORE),
                  "sendrecv, source out of range");
+    MPI_Comm counting = mpix_test_counting_comm();
+    EXPECT_RAISED_ONCE(MPIX_Send_guarded(data, 1, uncommitted, 0, 0, counting), "once: send, uncommitted type");
+    EXPECT_RAISED_ONCE(MPIX_Send_guarded(data, 1, MPI_INT, size, 0, counting), "once: send, rank out of range");
+    EXPECT_RAISED_ONCE(MPIX_Recv_guarded(data, -1, MPI_INT, 0, 0, counting, MPI_STATUS_IGNORE),
+                       "once: recv, negative count");
+    EXPECT_RAISED_ONCE(MPIX_Sendrecv_guarded(data, 1, MPI_INT, 0, -3, back, 1, MPI_INT, 0, 0, counting,
+                                             MPI_STATUS_IGNORE),
+                       "once: sendrecv, negative send tag");
+    EXPECT_RAISED_ONCE(MPIX_Sendrecv_guarded(data, 1, MPI_INT, 0, 0, back, 1, MPI_INT, size, 0, counting,
+                                             MPI_STATUS_IGNORE),
+                       "once: sendrecv, source out of range");
+    MPI_Comm_free(&counting);
     EXPECT_ERROR(MPIX_Guard_complete(data, -1), "complete, negative length");
     CHECK(MPIX_Guard_complete_all() == MPI_SUCCESS, "nothing pending after rejected calls");
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Arguments MPI_Send and MPI_Recv would reject are rejected by the zcopy calls too, with
- * an error through the communicator's handler: no crash, no hang. */
+ * an error through the communicator's handler, raised once: no crash, no hang. */
 #include "mpix_test.h"
 
 int main(int argc, char **argv)
@@ -37,6 +37,39 @@ int main(int argc, char **argv)
     MPI_Datatype vector;
     MPI_Type_vector(4, 2, 4, MPI_INT, &vector);
     EXPECT_ERROR(MPIX_Type_commit_comm(&vector, MPI_COMM_NULL), "type commit, null communicator");
+
+    /* Each error raised once, on every path: messages MPI takes at once (with MPICH, up to
+     * 16 KiB) and longer ones, blocking and not. */
+    MPI_Comm counting = mpix_test_counting_comm();
+    static char large[32768];
+    MPI_Request request;
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(data, 1, uncommitted, 0, 0, counting), "once: send, uncommitted type");
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(data, 1, MPI_DATATYPE_NULL, 0, 0, counting), "once: send, null type");
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(data, -1, MPI_INT, 0, 0, counting), "once: send, negative count");
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(data, 1, MPI_INT, size, 0, counting), "once: send, rank out of range");
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(data, 1, MPI_INT, 0, -3, counting), "once: send, negative tag");
+    EXPECT_RAISED_ONCE(MPIX_Send_zcopy(large, sizeof large, MPI_CHAR, 0, -3, counting),
+                       "once: send of 32 KiB, negative tag");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(data, 1, uncommitted, 0, 0, counting, MPI_STATUS_IGNORE),
+                       "once: recv, uncommitted type");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(data, -1, MPI_INT, 0, 0, counting, MPI_STATUS_IGNORE),
+                       "once: recv, negative count");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(data, 1, MPI_INT, size, 0, counting, MPI_STATUS_IGNORE),
+                       "once: recv, rank out of range");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, -3, counting, MPI_STATUS_IGNORE),
+                       "once: recv, negative tag");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(large, sizeof large, MPI_CHAR, 0, -3, counting, MPI_STATUS_IGNORE),
+                       "once: recv of 32 KiB, negative tag");
+    /* twice each: the first nonblocking call of a process sets up their progress */
+    for (int i = 0; i < 2; i++) {
+        EXPECT_RAISED_ONCE(MPIX_Isend_zcopy(data, 1, MPI_INT, 0, -3, counting, &request), "once: isend, negative tag");
+        EXPECT_RAISED_ONCE(MPIX_Isend_zcopy(data, 1, MPI_INT, 0, 0, counting, NULL), "once: isend, NULL request");
+        EXPECT_RAISED_ONCE(MPIX_Irecv_zcopy(data, 1, uncommitted, 0, 0, counting, &request),
+                           "once: irecv, uncommitted type");
+        EXPECT_RAISED_ONCE(MPIX_Irecv_zcopy(data, 1, MPI_INT, size, 0, counting, &request),
+                           "once: irecv, rank out of range");
+    }
+    MPI_Comm_free(&counting);
 
     /* The library still works afterwards. */
     MPI_Type_commit(&uncommitted);

@@ -14,8 +14,9 @@
  * (MPI_Get_elements counts its doubles), data at MPI_BOTTOM on both sides, and a message
  * longer than the receive buffer (MPI_ERR_TRUNCATE). With MPIX_TEST_ZCOPY_EXPECT=small
  * the messages of at most 2 KiB must have gone packed, or, in a build for MPICH, those
- * of at most 16 KiB without a header (sent as the program asked). MPIX_TEST_THREADS=multiple
- * runs it under MPI_THREAD_MULTIPLE. */
+ * of at most 16 KiB without a header (sent as the program asked). Last, communicators
+ * freed and made again, as their handles are reused: each counts its own sends.
+ * MPIX_TEST_THREADS=multiple runs it under MPI_THREAD_MULTIPLE. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -244,6 +245,41 @@ static void truncated(int rank, MPI_Comm comm)
     }
 }
 
+/* Communicators freed and made again, which MPI may give the handle of the one before:
+ * each has a state of its own (counters from zero), however many calls found the one
+ * before through the same handle. */
+static void handles_reused(int rank)
+{
+    MPI_Comm before = MPI_COMM_NULL;
+    for (int round = 0; round < 3; round++) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        if (round > 0 && rank == 0 && comm == before)
+            printf("zcopy small: a freed communicator's handle was reused (as this test hopes)\n");
+        before = comm;
+        int messages = 2 + round;
+        double value = 0;
+        for (int m = 0; m < messages; m++) {
+            if (rank == 0) {
+                value = round * 10 + m;
+                CHECK(MPIX_Send_zcopy(&value, 1, MPI_DOUBLE, 1, 7, comm) == MPI_SUCCESS, "round %d send %d", round, m);
+            } else if (rank == 1) {
+                CHECK(MPIX_Recv_zcopy(&value, 1, MPI_DOUBLE, 0, 7, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                          value == round * 10 + m,
+                      "round %d receive %d: %g", round, m, value);
+            }
+        }
+        if (rank == 0) {
+            zcopy_counters c = zcopy_stats_of(comm);
+            unsigned long sent = c.sent_plain + c.sent_eager + c.sent_mpi + c.sent_zero_copy;
+            CHECK(sent == (unsigned long)messages, "round %d: %lu sends counted on a new communicator, want %d", round,
+                  sent, messages);
+        }
+        MPI_Comm_free(&comm);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, ranks, plain_sent = 0, small_sent = 0;
@@ -266,6 +302,7 @@ int main(int argc, char **argv)
         partial_element(rank, comm);
         at_bottom(rank, comm);
         truncated(rank, comm);
+        handles_reused(rank);
         const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
         if (rank == 0 && expect && !strcmp(expect, "small")) {
             zcopy_counters c = zcopy_stats_of(comm);

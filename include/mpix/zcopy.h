@@ -45,7 +45,7 @@
  * MPIX_Type_commit_comm gives a datatype one id on every process of a communicator, and
  * then no layout is ever read from a peer.
  *
- * @par Knobs (environment variables, read when a communicator is first used)
+ * @par Knobs (environment variables, read by a process's first zcopy call)
  * - `MPIX_ZCOPY` (`on`|`off`, default on): off sends everything through plain MPI.
  * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go inline.
  * - `MPIX_ZCOPY_COALESCE_BYTES` (default 4096): blocks shorter than this are read as

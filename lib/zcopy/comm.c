@@ -4,11 +4,9 @@
  * from peers by (peer, id), the layouts of collectively committed types by global id,
  * and the staging buffer of coalesced copies. */
 #include "zcopy.h"
-#include "common/hint.h"
 #include "common/keyval.h"
 #include "common/relax.h"
 #include "common/self_state.h"
-#include "common/verbose.h"
 
 #include <stdlib.h>
 #include <uthash.h>
@@ -65,7 +63,7 @@ static void free_state(mpix_zcopy_comm *zc)
         mpix_layout_free(&global->expanded);
         free(global);
     }
-    free(zc->world_rank);
+    free(atomic_load_explicit(&zc->world_ranks, memory_order_relaxed));
     free(zc->scratch);
     pthread_mutex_destroy(&zc->lock);
     free(zc);
@@ -92,64 +90,63 @@ static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extr
 
 static mpix_keyval zcopy_keyval = MPIX_COMM_KEYVAL_INIT(delete_zcopy_state);
 
-static int read_knobs(mpix_zcopy_comm *zc)
+/* The size of the (remote) group and this process's rank. */
+static int count_peers(MPI_Comm comm, mpix_zcopy_comm *zc)
 {
-    long long eager_bytes = 0, coalesce_bytes = 0, split_bytes = 0;
-    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, &zc->enabled);
+    int inter = 0, rc = PMPI_Comm_test_inter(comm, &inter);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, &eager_bytes);
+        rc = inter ? PMPI_Comm_remote_size(comm, &zc->peers) : PMPI_Comm_size(comm, &zc->peers);
     if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &coalesce_bytes);
-    zc->eager_bytes = eager_bytes;
-    zc->coalesce_bytes = (MPI_Aint)coalesce_bytes;
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SPLIT_BYTES, &split_bytes);
-    zc->split_bytes = split_bytes;
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, &zc->method);
-    zc->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
-    int thread_level = MPI_THREAD_MULTIPLE;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Query_thread(&thread_level);
-    zc->one_caller = thread_level < MPI_THREAD_MULTIPLE;
-    if (rc == MPI_SUCCESS)
-        mpix_hint_report(MPI_INFO_NULL, "zcopy");
+        rc = PMPI_Comm_rank(comm, &zc->rank);
     return rc;
 }
 
 /* Peers by MPI_COMM_WORLD rank: a local translation (MPI_UNDEFINED for processes of
- * another world, which then always get the MPI path). */
-static int translate_peers(MPI_Comm comm, mpix_zcopy_comm *zc)
+ * another world, which then always get the MPI path), into a table of its own. */
+static int *translate_peers(mpix_zcopy_comm *zc)
 {
-    int inter = 0, rc;
+    int inter = 0;
     MPI_Group peers, world;
-    if ((rc = PMPI_Comm_test_inter(comm, &inter)) != MPI_SUCCESS)
-        return rc;
-    rc = inter ? PMPI_Comm_remote_group(comm, &peers) : PMPI_Comm_group(comm, &peers);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world)) != MPI_SUCCESS) {
-        (void)PMPI_Group_free(&peers); /* cleanup: rc is the error to report */
-        return rc;
-    }
-    if ((rc = PMPI_Group_size(peers, &zc->peers)) != MPI_SUCCESS)
-        zc->peers = 0;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_rank(comm, &zc->rank);
-    int *ranks = malloc(zc->peers * sizeof *ranks);
-    zc->world_rank = malloc(zc->peers * sizeof *zc->world_rank);
-    if (rc == MPI_SUCCESS && (!ranks || !zc->world_rank))
-        rc = MPI_ERR_NO_MEM;
-    else if (rc == MPI_SUCCESS) {
+    if (PMPI_Comm_test_inter(zc->comm, &inter) != MPI_SUCCESS ||
+        (inter ? PMPI_Comm_remote_group(zc->comm, &peers) : PMPI_Comm_group(zc->comm, &peers)) != MPI_SUCCESS)
+        return NULL;
+    int *ranks = malloc(zc->peers * sizeof *ranks), *world_ranks = malloc(zc->peers * sizeof *world_ranks);
+    int rc = ranks && world_ranks ? PMPI_Comm_group(MPI_COMM_WORLD, &world) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
         for (int i = 0; i < zc->peers; i++)
             ranks[i] = i;
-        rc = PMPI_Group_translate_ranks(peers, zc->peers, ranks, world, zc->world_rank);
+        rc = PMPI_Group_translate_ranks(peers, zc->peers, ranks, world, world_ranks);
+        if (PMPI_Group_free(&world) != MPI_SUCCESS)
+            rc = MPI_ERR_INTERN;
     }
+    if (PMPI_Group_free(&peers) != MPI_SUCCESS)
+        rc = MPI_ERR_INTERN;
     free(ranks);
-    int free_rc = PMPI_Group_free(&peers);
-    if (free_rc == MPI_SUCCESS)
-        free_rc = PMPI_Group_free(&world);
-    return rc != MPI_SUCCESS ? rc : free_rc;
+    if (rc != MPI_SUCCESS) {
+        free(world_ranks);
+        return NULL;
+    }
+    return world_ranks;
+}
+
+int mpix_zcopy_world_rank(mpix_zcopy_comm *zc, int rank)
+{
+    int *world_ranks = atomic_load_explicit(&zc->world_ranks, memory_order_acquire);
+    if (!world_ranks && (world_ranks = translate_peers(zc))) {
+        int *none = NULL;   /* another thread may have made one meanwhile: the first stays */
+        if (!atomic_compare_exchange_strong_explicit(&zc->world_ranks, &none, world_ranks, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            free(world_ranks);
+            world_ranks = none;
+        }
+    }
+    return world_ranks ? world_ranks[rank] : MPI_UNDEFINED;
+}
+
+int mpix_zcopy_peer_attachable(mpix_zcopy_comm *zc, int rank)
+{
+    int world = rank >= 0 && rank < zc->peers ? mpix_zcopy_world_rank(zc, rank) : MPI_UNDEFINED;
+    return world != MPI_UNDEFINED && zc->process->access[world] == MPIX_ZCOPY_ACCESS_OK;
 }
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
@@ -187,9 +184,9 @@ int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state)
     }
     zc->process = process;
     pthread_mutex_init(&zc->lock, NULL);
-    rc = read_knobs(zc);
-    if (rc == MPI_SUCCESS)
-        rc = translate_peers(comm, zc);
+    zc->settings = process->settings;
+    zc->comm = comm;
+    rc = count_peers(comm, zc);
     if (rc == MPI_SUCCESS)
         rc = mpix_comm_attr_set(comm, &zcopy_keyval, zc);
     mpix_unlock();

@@ -209,9 +209,9 @@ const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_li
 /* Whether mpix_zcopy_pull reads @remote in staged spans (else one iovec per block). */
 static int reads_staged(const mpix_zcopy_comm *zc, mpix_layout *remote)
 {
-    if (zc->method != MPIX_ZCOPY_METHOD_AUTO)
-        return zc->method == MPIX_ZCOPY_METHOD_STAGED;
-    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
+    if (zc->settings.method != MPIX_ZCOPY_METHOD_AUTO)
+        return zc->settings.method == MPIX_ZCOPY_METHOD_STAGED;
+    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(remote, zc->settings.coalesce_bytes);
     return costs->staged < costs->direct;
 }
 
@@ -232,7 +232,7 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
     if (!scratch)
         return ENOMEM;
     int error = pull_staged(pid, (char *)(uintptr_t)remote_base, &from, local_base, &to, bytes, scratch,
-                            (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->coalesce_bytes);
+                            (MPI_Aint)mpix_zcopy_scratch_bytes(), zc->settings.coalesce_bytes);
     mpix_zcopy_scratch_give(zc, scratch);
     return error;
 }
@@ -253,16 +253,16 @@ MPI_Count mpix_zcopy_split(mpix_zcopy_comm *zc, mpix_layout *remote, mpix_layout
     /* Neither part smaller than a quarter of the threshold: below it the hand-over (the
      * sender noticing the request, finding this process's layout) costs more than the
      * part saves. A tiny threshold (tests) splits every zero-copy message. */
-    MPI_Count min_part = zc->split_bytes / 4;
-    if (zc->split_bytes <= 0 || bytes < zc->split_bytes || bytes < 2)
+    MPI_Count min_part = zc->settings.split_bytes / 4;
+    if (zc->settings.split_bytes <= 0 || bytes < zc->settings.split_bytes || bytes < 2)
         return bytes;
     /* Per byte, the receiver pays its read of the sender's blocks (direct or staged, as
      * mpix_zcopy_pull will choose) and the sender its write into the receiver's blocks
      * (direct only: a span written across the receiver's gaps would clobber them). */
-    const mpix_zcopy_costs *read = mpix_zcopy_costs_of(remote, zc->coalesce_bytes);
+    const mpix_zcopy_costs *read = mpix_zcopy_costs_of(remote, zc->settings.coalesce_bytes);
     double receiver_per_byte = (reads_staged(zc, remote) ? read->staged : read->direct) / (double)remote->bytes;
     double sender_per_byte =
-        WRITE_OVER_READ * mpix_zcopy_costs_of(local, zc->coalesce_bytes)->direct / (double)local->bytes;
+        WRITE_OVER_READ * mpix_zcopy_costs_of(local, zc->settings.coalesce_bytes)->direct / (double)local->bytes;
     /* Both parts end together: split * receiver = handover + (bytes - split) * sender. */
     MPI_Count split = (MPI_Count)((HANDOVER_NS + bytes * sender_per_byte) / (receiver_per_byte + sender_per_byte));
     split = split < 1 ? 1 : split > bytes - 1 ? bytes - 1 : split;

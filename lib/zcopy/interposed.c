@@ -144,12 +144,12 @@ MPIX_API int mpix_interpose_zcopy_init(int fortran_wrapped)
     pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&state->lock, &recursive);
     pthread_mutexattr_destroy(&recursive);
-    state->verbose = world->verbose;
+    state->verbose = world->settings.verbose;
     state->stage_after = STAGE_AFTER_SECONDS;
     state->self_comm = MPI_COMM_NULL;
     process->interposed = state;
     const char *fortran = fortran_wrapped ? NULL : fortran_binding_loaded();
-    int willing = world->enabled && process->mailbox && !fortran;
+    int willing = world->settings.enabled && process->mailbox && !fortran;
     if ((rc = learn_node(process, willing)) == MPI_SUCCESS && willing)
         rc = PMPI_Comm_dup(MPI_COMM_SELF, &state->self_comm);
     state->active = rc == MPI_SUCCESS && willing;
@@ -157,7 +157,7 @@ MPIX_API int mpix_interpose_zcopy_init(int fortran_wrapped)
         mpix_verbose_print("zcopy", "interposed calls: %s",
                            state->active ? "large non-contiguous messages between processes of this node go zero-copy"
                            : fortran     ? "plain MPI: a Fortran MPI binding is loaded, whose receives pass by the wrappers"
-                           : !world->enabled ? "plain MPI (MPIX_ZCOPY=off)"
+                           : !world->settings.enabled ? "plain MPI (MPIX_ZCOPY=off)"
                                              : "plain MPI: no mailbox (memfd_create failed)");
     return rc;
 }
@@ -305,13 +305,12 @@ static int may_get_header(int count, MPI_Datatype datatype, int source, MPI_Comm
     MPI_Count type_size;
     if (source == MPI_PROC_NULL || PMPI_Type_size_x(datatype, &type_size) != MPI_SUCCESS ||
         type_size * count < (MPI_Count)sizeof(mpix_zcopy_header) || mpix_zcopy_comm_get(comm, &zc) != MPI_SUCCESS ||
-        !zc->enabled)
+        !zc->settings.enabled)
         return 0;
     if (source != MPI_ANY_SOURCE)
-        return source >= 0 && source < zc->peers && zc->world_rank[source] != MPI_UNDEFINED &&
-               zc->process->access[zc->world_rank[source]] == MPIX_ZCOPY_ACCESS_OK;
+        return mpix_zcopy_peer_attachable(zc, source);
     for (int peer = 0; peer < zc->peers; peer++)
-        if (zc->world_rank[peer] != MPI_UNDEFINED && zc->process->access[zc->world_rank[peer]] == MPIX_ZCOPY_ACCESS_OK)
+        if (mpix_zcopy_peer_attachable(zc, peer))
             return 1;
     return 0;
 }

@@ -94,9 +94,7 @@ static int may_be_header(const MPI_Status *found, MPI_Comm comm)
     if (PMPI_Get_count(found, MPI_BYTE, &length) != MPI_SUCCESS || length != (int)sizeof(mpix_zcopy_header) ||
         mpix_zcopy_comm_get(comm, &zc) != MPI_SUCCESS)
         return 0;
-    int source = found->MPI_SOURCE;
-    return source >= 0 && source < zc->peers && zc->world_rank[source] != MPI_UNDEFINED &&
-           zc->process->access[zc->world_rank[source]] == MPIX_ZCOPY_ACCESS_OK;
+    return mpix_zcopy_peer_attachable(zc, found->MPI_SOURCE);
 }
 
 /* Receives the matched @message into a new stash entry (not yet on the stash). */

@@ -33,13 +33,13 @@ static const double CLEAR = 1.5;
 /* The cheaper kernel copy of @layout, in nanoseconds. */
 static double kernel_ns(const mpix_zcopy_comm *zc, mpix_layout *layout)
 {
-    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->coalesce_bytes);
+    const mpix_zcopy_costs *costs = mpix_zcopy_costs_of(layout, zc->settings.coalesce_bytes);
     return costs->direct < costs->staged ? costs->direct : costs->staged;
 }
 
 int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout)
 {
-    return 1.25 * mpix_zcopy_costs_of(layout, zc->coalesce_bytes)->mpi < kernel_ns(zc, layout);
+    return 1.25 * mpix_zcopy_costs_of(layout, zc->settings.coalesce_bytes)->mpi < kernel_ns(zc, layout);
 }
 
 double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout)
@@ -222,7 +222,7 @@ void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double secon
 int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways)
 {
     int way;
-    switch (zc->method) {
+    switch (zc->settings.method) {
     case MPIX_ZCOPY_METHOD_AUTO:
         return -1;
     case MPIX_ZCOPY_METHOD_DIRECT:

@@ -14,6 +14,7 @@
 #include "interposed.h"
 #include "common/hint.h"
 #include "common/self_state.h"
+#include "common/verbose.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,6 +65,33 @@ static void process_destroy(void *state)
     free(process);
 }
 
+/* The settings every communicator copies (mpix_zcopy_settings), reported once with
+ * MPIX_VERBOSE. */
+static int read_settings(mpix_zcopy_settings *settings)
+{
+    long long eager_bytes = 0, coalesce_bytes = 0, split_bytes = 0;
+    int rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY, &settings->enabled);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_EAGER_BYTES, &eager_bytes);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_COALESCE_BYTES, &coalesce_bytes);
+    settings->eager_bytes = eager_bytes;
+    settings->coalesce_bytes = (MPI_Aint)coalesce_bytes;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_SPLIT_BYTES, &split_bytes);
+    settings->split_bytes = split_bytes;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, &settings->method);
+    settings->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
+    int thread_level = MPI_THREAD_MULTIPLE;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Query_thread(&thread_level);
+    settings->one_caller = thread_level < MPI_THREAD_MULTIPLE;
+    if (rc == MPI_SUCCESS)
+        mpix_hint_report(MPI_INFO_NULL, "zcopy");
+    return rc;
+}
+
 static int process_create(void **state)
 {
     mpix_zcopy_process *process = calloc(1, sizeof *process);
@@ -88,7 +116,9 @@ static int process_create(void **state)
         return MPI_ERR_NO_MEM;
     }
     long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0;
-    int ptracer = 0, rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
+    int ptracer = 0, rc = read_settings(&process->settings);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_VIRTUAL_NODE_RANKS, &node_ranks);
     if (rc == MPI_SUCCESS)

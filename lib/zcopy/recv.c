@@ -20,8 +20,8 @@
 void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
 {
     mpix_zcopy_process *process = zc->process;
-    int world = zc->world_rank[source];
-    if (!zc->enabled || !header->learn_address || header->node_key != process->node_key || world == MPI_UNDEFINED ||
+    int world = mpix_zcopy_world_rank(zc, source);
+    if (!zc->settings.enabled || !header->learn_address || header->node_key != process->node_key || world == MPI_UNDEFINED ||
         process->access[world] == MPIX_ZCOPY_ACCESS_REFUSED)
         return;
     mpix_zcopy_directory_entry mine = { process->pid, 1 };
@@ -30,7 +30,7 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
                 : !mpix_zcopy_peer_mailbox(process, header->pid, header->mailbox_fd) ? EACCES
                 : mpix_zcopy_write_remote(header->pid, header->learn_address, &mine, sizeof mine);
     int access = error ? MPIX_ZCOPY_ACCESS_REFUSED : MPIX_ZCOPY_ACCESS_OK;
-    if (zc->verbose && process->access[world] != access)
+    if (zc->settings.verbose && process->access[world] != access)
         mpix_verbose_print("zcopy", "messages from rank %d (pid %d): %s", source, (int)header->pid,
                            error ? "plain MPI, the kernel refuses cross-memory attach" : "zero-copy from now on");
     process->access[world] = access;
@@ -198,8 +198,7 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
 {
     mpix_zcopy_process *process = zc->process;
     if (header->magic != MPIX_ZCOPY_MAGIC || header->kind != MPIX_ZCOPY_RTS || !header->nonce ||
-        header->node_key != process->node_key || source < 0 || source >= zc->peers ||
-        zc->world_rank[source] == MPI_UNDEFINED || process->access[zc->world_rank[source]] != MPIX_ZCOPY_ACCESS_OK)
+        header->node_key != process->node_key || !mpix_zcopy_peer_attachable(zc, source))
         return 0;
     mpix_zcopy_slot *slot = peer_slot(zc, header);
     return slot && atomic_load_explicit(&slot->nonce, memory_order_acquire) == header->nonce;

@@ -36,8 +36,9 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
             zc->stats.pushed++;
         } else {
             zc->stats.push_refused++;
-            if (zc->world_rank[dest] != MPI_UNDEFINED)
-                zc->process->access[zc->world_rank[dest]] = MPIX_ZCOPY_ACCESS_REFUSED;
+            int world = mpix_zcopy_world_rank(zc, dest);
+            if (world != MPI_UNDEFINED)
+                zc->process->access[world] = MPIX_ZCOPY_ACCESS_REFUSED;
         }
     }
     mpix_zcopy_comm_leave(zc);
@@ -93,7 +94,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
      * MPI at a time, so that no other send or receive of this process comes between
      * them. Up to MPIX_ZCOPY_PACKED_BYTES, header and data packed into one message. */
     int small = header->bytes <= MPIX_ZCOPY_PACKED_BYTES && buf != MPI_BOTTOM;
-    if ((kind == MPIX_ZCOPY_MPI || !small) && zc->one_caller && blocking) {
+    if ((kind == MPIX_ZCOPY_MPI || !small) && zc->settings.one_caller && blocking) {
         char *packed = NULL;
         int length = 0, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
         if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
@@ -142,9 +143,9 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
     mpix_zcopy_comm *zc = send->zc;
     mpix_zcopy_header *header = &send->header;
     send->slot = open_slot(zc, send->slot_index, header);
-    int world = zc->world_rank[send->dest];
+    int world = mpix_zcopy_world_rank(zc, send->dest);
     header->kind = MPIX_ZCOPY_RTS;
-    header->help_offered = blocking && zc->split_bytes > 0 && header->bytes >= zc->split_bytes &&
+    header->help_offered = blocking && zc->settings.split_bytes > 0 && header->bytes >= zc->settings.split_bytes &&
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, &send->view, send->comm);
     mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
@@ -197,7 +198,7 @@ static int contiguous(MPI_Datatype datatype, int count, MPI_Count type_size, int
 static unsigned ways_of(const mpix_zcopy_comm *zc, int blocking, int interposed, MPI_Count bytes)
 {
     unsigned ways = MPIX_ZCOPY_WAYS_ALL;
-    if (!blocking || bytes > INT_MAX || (!interposed && !zc->one_caller))
+    if (!blocking || bytes > INT_MAX || (!interposed && !zc->settings.one_caller))
         ways &= ~MPIX_ZCOPY_WAYS_PACKING;
     else if (interposed)
         ways &= ~(1u << MPIX_ZCOPY_WAY_UNPACKED);
@@ -257,11 +258,11 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, blocking ? NULL : &send->inner);
     }
     mpix_zcopy_process *process = zc->process;
-    int world = zc->world_rank[dest];
+    int world = mpix_zcopy_world_rank(zc, dest);
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
     /* A nonblocking send's zero-copy message ends with a second message on its tag
      * (mpix_zcopy_hooked_send_rts), which no other thread's receive may take between. */
-    int zero_copy = zc->enabled && entry && process->mailbox && (!hook || zc->one_caller);
+    int zero_copy = zc->settings.enabled && entry && process->mailbox && (!hook || zc->settings.one_caller);
     int attachable = zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
     send->header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
                                         .node_key = process->node_key, .pid = process->pid, .slot = -1,
@@ -270,24 +271,24 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
                                         .source_rank = zc->rank, .tag = tag };
     if (interposed) {
         int is_contiguous = 1;
-        if (attachable && send->header.bytes > zc->eager_bytes &&
+        if (attachable && send->header.bytes > zc->settings.eager_bytes &&
             (rc = contiguous(datatype, count, type_size, &is_contiguous)) != MPI_SUCCESS)
             return rc;
-        if (!attachable || send->header.bytes <= zc->eager_bytes || is_contiguous) {
+        if (!attachable || send->header.bytes <= zc->settings.eager_bytes || is_contiguous) {
             zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
             return send_plain(send, buf, count, datatype, tag, blocking, MPIX_ZCOPY_WAY_DATATYPE);
         }
     } else if (zero_copy && !attachable)
         send->header.learn_address = (uintptr_t)entry;
 
-    if (send->header.bytes <= zc->eager_bytes || !attachable) {
-        int kind = send->header.bytes <= zc->eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
+    if (send->header.bytes <= zc->settings.eager_bytes || !attachable) {
+        int kind = send->header.bytes <= zc->settings.eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
         zc->stats.sent[kind]++;
         return send_inline(send, kind, MPIX_ZCOPY_WAY_DATATYPE, buf, count, datatype, tag, blocking);
     }
     unsigned ways = ways_of(zc, blocking, interposed, send->header.bytes);
     mpix_type_shape shape;
-    int by_shape = zc->method == MPIX_ZCOPY_METHOD_AUTO, found = 0, fragmented = 0;
+    int by_shape = zc->settings.method == MPIX_ZCOPY_METHOD_AUTO, found = 0, fragmented = 0;
     if (by_shape && (rc = mpix_type_shape_of(datatype, count, &shape)) != MPI_SUCCESS)
         return rc;
     by_shape = by_shape && shape.combiner != MPI_COMBINER_NAMED;   /* a named type's layout is one block */

@@ -182,7 +182,22 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_path_learner learners[2];
 } mpix_zcopy_shape_entry;
 
+/* The settings a communicator's calls read, from the environment (MPIX_ZCOPY_*), read
+ * once with the process's state and copied into each communicator's: a communicator's
+ * state made after a program's first large messages took 27-30 us with MPICH, of which
+ * reading them (an environment lookup and its text each) 3-11 us. */
+typedef struct mpix_zcopy_settings {
+    int enabled;                 /* MPIX_ZCOPY */
+    int verbose;
+    MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
+    MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
+    MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
+    int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
+    int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
+} mpix_zcopy_settings;
+
 typedef struct mpix_zcopy_process {
+    mpix_zcopy_settings settings;            /* copied into each communicator's state */
     uint32_t node_key;                       /* boot, pid namespace and host of this process */
     pid_t pid;
     int world_size;
@@ -255,16 +270,11 @@ typedef struct mpix_zcopy_stats {
 } mpix_zcopy_stats;
 
 struct mpix_zcopy_comm {
-    int enabled;                 /* MPIX_ZCOPY */
-    int verbose;
-    MPI_Count eager_bytes;       /* MPIX_ZCOPY_EAGER_BYTES */
-    MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
-    MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
-    int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
-    int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
+    mpix_zcopy_settings settings;   /* the process's */
     int peers;                   /* size of the (remote) group */
     int rank;                    /* this process's, in the (local) group */
-    int *world_rank;             /* peer rank -> MPI_COMM_WORLD rank, MPI_UNDEFINED outside */
+    MPI_Comm comm;               /* the communicator this state hangs on */
+    int *_Atomic world_ranks;    /* mpix_zcopy_world_rank's table, made at its first call */
     mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
     int received_count;
     mpix_zcopy_global *globals;      /* global id -> this process's layout of that type */
@@ -282,6 +292,15 @@ struct mpix_zcopy_comm {
 };
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
+/* The MPI_COMM_WORLD rank of peer @rank of @zc's communicator; MPI_UNDEFINED for a
+ * process of another world (or where the translation failed), which then always gets
+ * the MPI path. The table is made by the first call that needs it (a zero-copy
+ * candidate, a header's sender), not with the state: messages of up to 16 KiB through
+ * MPI never ask. */
+int mpix_zcopy_world_rank(mpix_zcopy_comm *zc, int rank);
+/* Whether @rank is a peer of @zc's communicator that this process can attach to (its
+ * memory readable: MPIX_ZCOPY_ACCESS_OK). */
+int mpix_zcopy_peer_attachable(mpix_zcopy_comm *zc, int rank);
 size_t mpix_zcopy_scratch_bytes(void);
 
 /* Brackets a call's use of layouts found in @zc's tables (see mpix_zcopy_comm.lock). */

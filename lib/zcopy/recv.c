@@ -205,10 +205,12 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
 }
 
 /* What a receive does once its message is in (header filled, data where the message
- * put it; @rc the receive's code): check it is zcopy's, act on its kind, set @status. */
+ * put it; @rc the receive's code, from MPI's calls): check it is zcopy's, act on its kind,
+ * set @status, and say in receiving->raised whether MPI raised the error returned. */
 static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int rc, void *buf, int count,
                           MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
 {
+    receiving->raised = rc != MPI_SUCCESS;
     const MPI_Status *matched = &receiving->matched;
     mpix_zcopy_header *header = &receiving->header;
     MPI_Count type_size = receiving->type_size, capacity = type_size * count;
@@ -234,6 +236,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
                 rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
+            receiving->raised = rc != MPI_SUCCESS && header->data_follows;
             mpix_zcopy_receive_end_inline(zc, header, rc);
             break;
         case MPIX_ZCOPY_RTS:
@@ -245,7 +248,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
                 int tail_rc = PMPI_Recv(&tail, sizeof tail, MPI_BYTE, matched->MPI_SOURCE, matched->MPI_TAG, comm,
                                         MPI_STATUS_IGNORE);
                 if (rc == MPI_SUCCESS)
-                    rc = tail_rc;
+                    receiving->raised = (rc = tail_rc) != MPI_SUCCESS;
             }
             break;
         case MPIX_ZCOPY_CANCEL: /* meant for a nonblocking receive that took another message */
@@ -315,6 +318,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     int rc = PMPI_Type_size_x(datatype, &receiving->type_size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
+    receiving->raised = 1;   /* until receive_finish, an error returned is from MPI's calls, but lone_raw's */
     if (rc != MPI_SUCCESS)
         return rc;
     int length = receiving->length, elements;
@@ -333,8 +337,10 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
                       length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
     if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched))
+        if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched)) {
+            receiving->raised = 0;
             return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
+        }
     }
     else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
         rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype, comm);
@@ -373,11 +379,16 @@ int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *recei
     return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
-int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
-                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
+/* Receives the message MPI matched (@message, envelope in @matched) into @buf: data sent
+ * inline lands there through MPI, a zero-copy message is read from the sender. Fills
+ * @status (unless MPI_STATUS_IGNORE) as MPI_Recv would; *@raised as receive_finish. */
+static int receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
+                           int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised)
 {
     mpix_zcopy_receiving receiving;
-    return mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm, 0, status);
+    int rc = mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm, 0, status);
+    *raised = receiving.raised;
+    return rc;
 }
 
 /* A blocking receive for at most MPIX_ZCOPY_RAW_MAX bytes: what it can take whole comes
@@ -411,11 +422,11 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
         receiving.length = MPIX_ZCOPY_LONE_HEADER_BYTES;
         receiving.type_size = type_size;
         receiving.fits = receiving.header.bytes <= type_size * count;
-        *raised = 0;
         rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
-        if (rc != MPIX_ZCOPY_RECEIVE_AGAIN)
+        if (rc != MPIX_ZCOPY_RECEIVE_AGAIN) {
+            *raised = receiving.raised;
             return rc;
-        *raised = 1;
+        }
     } while (1);
     if (status != MPI_STATUS_IGNORE)
         *status = receiving.matched;
@@ -429,8 +440,9 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
  * truncation there, its header read all the same. 1 when done (*@rc), 0 when the buffer
  * would not be on the stack. */
 static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
-                         int source, int tag, MPI_Comm comm, MPI_Status *status, int *rc)
+                         int source, int tag, MPI_Comm comm, MPI_Status *status, int *rc, int *raised)
 {
+    *raised = 1;   /* but for what receive_finish finds itself: below */
     enum { STACK_BYTES = 4096 };
     char packed[STACK_BYTES];
     mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
@@ -467,11 +479,13 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
                        : mpix_zcopy_unpack_bytes(packed + position, bytes, buf, count, datatype, comm)) != MPI_SUCCESS)
             return 1;
         *rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+        /* a truncation MPI reported here is the one receive_finish finds again */
+        *raised = receiving.raised || received != MPI_SUCCESS;
     } while (*rc == MPIX_ZCOPY_RECEIVE_AGAIN);
     return 1;
 }
 
-/* *@raised: whether MPI raised the error returned (receive_direct). */
+/* *@raised: whether MPI raised the error returned (receive_finish). */
 static int receive_checked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status *status, int *raised)
 {
@@ -499,12 +513,13 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
         return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
     if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
-        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc))
+        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc, raised))
         return rc;
     do {
+        *raised = 1;
         if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
             return rc;
-        rc = mpix_zcopy_receive_matched(zc, &message, &matched, buf, count, datatype, comm, status);
+        rc = receive_matched(zc, &message, &matched, buf, count, datatype, comm, status, raised);
     } while (rc == MPIX_ZCOPY_RECEIVE_AGAIN);
     return rc;
 }

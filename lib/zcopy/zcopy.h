@@ -608,11 +608,6 @@ void mpix_zcopy_staged_keep(mpix_zcopy_process *process, int slot_index, char *s
 void mpix_zcopy_staged_reap(mpix_zcopy_process *process, double wait_seconds);
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
 
-/* Receives the message MPI matched (@message, envelope in @matched) into @buf: data sent
- * inline lands there through MPI, a zero-copy message is read from the sender. Fills
- * @status (unless MPI_STATUS_IGNORE) as MPI_Recv would. */
-int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
-                               int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status);
 
 /* A matched message's receive in two steps, for the progress thread (request.c), which
  * must not sit in a blocking MPI_Mrecv while the data of a message sent inline comes
@@ -632,6 +627,8 @@ typedef struct mpix_zcopy_receiving {
     MPI_Request pending;   /* its MPI_Imrecv */
     MPI_Count type_size;   /* of the receive's datatype */
     int length, fits;
+    int raised;            /* the error returned came from MPI's own call on the communicator,
+                              whose handler MPI ran: mpix does not run it again */
 } mpix_zcopy_receiving;
 int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
                             const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,

@@ -15,7 +15,8 @@
  * longer than the receive buffer (MPI_ERR_TRUNCATE). With MPIX_TEST_ZCOPY_EXPECT=small
  * the messages of at most 2 KiB must have gone packed, or, in a build for MPICH, those
  * of at most 16 KiB without a header (sent as the program asked). Last, communicators
- * freed and made again, as their handles are reused: each counts its own sends.
+ * freed and made again, as their handles are reused: each counts its own sends; and
+ * truncations of messages of every path, each raising its error once.
  * MPIX_TEST_THREADS=multiple runs it under MPI_THREAD_MULTIPLE. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
@@ -245,6 +246,38 @@ static void truncated(int rank, MPI_Comm comm)
     }
 }
 
+/* A truncation raises its error once, through the communicator's handler, whatever the
+ * message's path: without header or packed with it, a header with the data after it,
+ * zero-copy. Then the next message arrives whole. */
+static void truncations_raised_once(int rank)
+{
+    static const int doubles[] = { 10, 300, 3000, 100000 };
+    static double values[100000];
+    MPI_Comm counting = mpix_test_counting_comm();
+    for (size_t s = 0; s < sizeof doubles / sizeof doubles[0]; s++) {
+        int n = doubles[s], tag = 200 + (int)s;
+        if (rank == 0) {
+            for (int i = 0; i < n; i++)
+                values[i] = i + 0.25;
+            CHECK(MPIX_Send_zcopy(values, n, MPI_DOUBLE, 1, tag, counting) == MPI_SUCCESS, "send of %d doubles", n);
+            CHECK(MPIX_Send_zcopy(values, 2, MPI_DOUBLE, 1, tag, counting) == MPI_SUCCESS, "send after %d", n);
+        } else if (rank == 1) {
+            int error_class = -1;
+            *mpix_test_raised() = 0;
+            int rc = MPIX_Recv_zcopy(values, n / 2, MPI_DOUBLE, 0, tag, counting, MPI_STATUS_IGNORE);
+            MPI_Error_class(rc, &error_class);
+            CHECK(error_class == MPI_ERR_TRUNCATE && *mpix_test_raised() == 1,
+                  "%d doubles into %d: class %d, the handler ran %d times", n, n / 2, error_class,
+                  *mpix_test_raised());
+            values[1] = 0;
+            rc = MPIX_Recv_zcopy(values, n / 2, MPI_DOUBLE, 0, tag, counting, MPI_STATUS_IGNORE);
+            CHECK(rc == MPI_SUCCESS && values[1] == 1.25, "%d doubles into %d, then 2: rc %d, value %g", n, n / 2, rc,
+                  values[1]);
+        }
+    }
+    MPI_Comm_free(&counting);
+}
+
 /* Communicators freed and made again, which MPI may give the handle of the one before:
  * each has a state of its own (counters from zero), however many calls found the one
  * before through the same handle. */
@@ -303,6 +336,7 @@ int main(int argc, char **argv)
         at_bottom(rank, comm);
         truncated(rank, comm);
         handles_reused(rank);
+        truncations_raised_once(rank);
         const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
         if (rank == 0 && expect && !strcmp(expect, "small")) {
             zcopy_counters c = zcopy_stats_of(comm);

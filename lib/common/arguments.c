@@ -25,7 +25,7 @@ int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Dataty
     rc = inter ? PMPI_Comm_remote_size(comm, &peers) : PMPI_Comm_size(comm, &peers);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (peer < 0 || peer >= peers)
+    if (!mpix_peer_known(peer, peers, direction))
         return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: %s %d is not a rank of 0..%d", call,
                                                 direction == MPIX_SENDING ? "destination" : "source", peer,
                                                 peers - 1));

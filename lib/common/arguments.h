@@ -8,6 +8,14 @@
 
 enum { MPIX_SENDING = 0, MPIX_RECEIVING = 1 };
 
+/* Whether @peer names a process of a group of @peers for a transfer in @direction: a
+ * rank, MPI_PROC_NULL, or for a receive MPI_ANY_SOURCE. */
+static inline int mpix_peer_known(int peer, int peers, int direction)
+{
+    return (peer >= 0 && peer < peers) || peer == MPI_PROC_NULL ||
+           (direction == MPIX_RECEIVING && peer == MPI_ANY_SOURCE);
+}
+
 /* MPI_SUCCESS, or the error MPI gives for these arguments (a count, datatype, tag or
  * communicator MPI rejects; an uncommitted datatype), or an MPIX_ERRKIND_ARGUMENT code
  * naming @call and the rank out of range. @direction is MPIX_SENDING (peer: a rank or

@@ -403,7 +403,7 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
                           int source, int tag, MPI_Comm comm, MPI_Status *status, int *raised)
 {
     *raised = 1;
-    if (type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES)
+    if (mpix_zcopy_takes_only_raw(type_size * count))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     int rc;
     mpix_zcopy_receiving receiving;

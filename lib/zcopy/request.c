@@ -589,7 +589,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     /* irecv_checked's raw case; MPI_PROC_NULL below, for MPI_Recv's status */
     if (request && source != MPI_PROC_NULL &&
         mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
-        type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES && polled(zc) &&
+        mpix_zcopy_takes_only_raw(type_size * count) && polled(zc) &&
         !mpix_zcopy_requests_overlap(zc, source, tag))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Irecv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);

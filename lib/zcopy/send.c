@@ -522,9 +522,7 @@ int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer,
     if (MPIX_ZCOPY_RAW_MAX < 0 || comm == MPI_COMM_NULL || datatype == MPI_DATATYPE_NULL || count < 0 ||
         mpix_zcopy_comm_get(comm, zc) != MPI_SUCCESS)
         return 0;
-    int known_peer = (peer >= 0 && peer < (*zc)->peers) || peer == MPI_PROC_NULL ||
-                     (direction == MPIX_RECEIVING && peer == MPI_ANY_SOURCE);
-    return known_peer && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
+    return mpix_peer_known(peer, (*zc)->peers, direction) && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

@@ -484,9 +484,15 @@ static inline int mpix_zcopy_header_sent(const mpix_zcopy_header *header, const 
     return header->magic == MPIX_ZCOPY_MAGIC && header->source_rank == matched->MPI_SOURCE &&
            header->tag == matched->MPI_TAG;
 }
-/* Whether a receive for @count of @datatype can take, without truncation, only messages
- * without header (shorter than a lone header), so that it may be MPI's own, request
- * included (0 without asking MPI where no message is raw). */
+/* Whether a receive for @capacity bytes can take, without truncation, only messages
+ * without header (shorter than a lone header), so that it may be MPI's own, request and
+ * status included. */
+static inline int mpix_zcopy_takes_only_raw(MPI_Count capacity)
+{
+    return MPIX_ZCOPY_RAW_MAX >= 0 && capacity < MPIX_ZCOPY_LONE_HEADER_BYTES;
+}
+/* mpix_zcopy_takes_only_raw for @count of @datatype (0 without asking MPI where no
+ * message is raw). */
 static inline int mpix_zcopy_receives_raw(int count, MPI_Datatype datatype, int *raw)
 {
     MPI_Count type_size;
@@ -494,7 +500,7 @@ static inline int mpix_zcopy_receives_raw(int count, MPI_Datatype datatype, int 
     if (MPIX_ZCOPY_RAW_MAX < 0)
         return MPI_SUCCESS;
     int rc = PMPI_Type_size_x(datatype, &type_size);
-    *raw = rc == MPI_SUCCESS && type_size * count < MPIX_ZCOPY_LONE_HEADER_BYTES;
+    *raw = rc == MPI_SUCCESS && mpix_zcopy_takes_only_raw(type_size * count);
     return rc;
 }
 /* Whether a send of @count of @datatype goes without header (mpix_zcopy_sends_raw). */

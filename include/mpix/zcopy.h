@@ -107,10 +107,13 @@ extern "C" {
  *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or bad rank
  *         ::MPIX_ERRKIND_ARGUMENT naming the value; what MPI_Send itself rejects (an
  *         uncommitted datatype, a bad tag) MPI's error. With MPICH, a message of up to
- *         16 KiB is MPI_Send's own call, and its error MPI_Send's.
+ *         16 KiB is MPI_Send's own call, and its error MPI_Send's; with Open MPI, an
+ *         error MPI finds in a message of up to 2 KiB is MPI_Send's too.
  * @par Complexity with MPICH, a message of up to 16 KiB: MPI_Send's, plus the datatype's
  *      size and the communicator's state, found without an attribute lookup when the
- *      thread's previous call used the same communicator.
+ *      thread's previous call used the same communicator. With Open MPI, up to 2 KiB:
+ *      one MPI_Send of a 200-byte header and the data, copied into one buffer (with
+ *      memcpy where the data is one run of bytes, else MPI_Pack).
  * @par Complexity first zero-copy send of a (datatype, count): O(blocks) to flatten;
  *      afterwards O(1) to find the layout. Data: one copy, shared between receiver and
  *      sender for messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The way (zero-copy, or
@@ -136,9 +139,11 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @param comm     the communicator of the sender's MPIX_Send_zcopy
  * @param status   MPI_STATUS_IGNORE or the status to fill
  * @return MPI_SUCCESS or an error code raised on @p comm, once (as MPIX_Send_zcopy;
- *         with MPICH, a receive for up to 16 KiB is MPI_Recv's own call).
+ *         with MPICH, a receive for up to 16 KiB is MPI_Recv's own call; with Open MPI,
+ *         an error MPI finds in a receive for up to 2 KiB is MPI_Recv's).
  * @par Complexity with MPICH, a receive for up to 16 KiB: MPI_Recv's, plus what
- *      MPIX_Send_zcopy adds to MPI_Send.
+ *      MPIX_Send_zcopy adds to MPI_Send. With Open MPI, for up to 2 KiB: one MPI_Recv
+ *      into a buffer on the stack, the header and data copied out of it.
  * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or
  *      coalesced spans, no layout transfer; a new sender layout is read once from the
  *      sender's memory (16 bytes a block).

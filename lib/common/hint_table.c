@@ -96,6 +96,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_COLLAPSE] = { "mpix_zcopy_collapse", "MPIX_ZCOPY_COLLAPSE", NULL, "zcopy", USER,
                                    MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                                    "fold reused message buffers into huge pages (MADV_COLLAPSE)" },
+    [MPIX_HINT_ZCOPY_PACK_BY_COPY] = { "mpix_zcopy_pack_by_copy", "MPIX_ZCOPY_PACK_BY_COPY", NULL, "zcopy", TESTING,
+                                       MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
+                                       "false: small messages packed and unpacked by MPI_Pack and MPI_Unpack even "
+                                       "where the MPI packs data as it lies in memory (then a memcpy does)" },
     [MPIX_HINT_ZCOPY_PTRACER] = { "mpix_zcopy_ptracer", "MPIX_ZCOPY_PTRACER", NULL, "zcopy", USER,
                                   MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "false",
                                   "prctl(PR_SET_PTRACER_ANY) where Yama's ptrace_scope=1 blocks cross-process reads "

@@ -7,6 +7,7 @@
 #include "zcopy.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message)
@@ -29,11 +30,17 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
 enum { STACK_BYTES = 4096 };
 
 int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
-                           int dest, int tag, MPI_Comm comm)
+                           int dest, int tag, MPI_Comm comm, int native, int *copied)
 {
-    int header_size, data_size, position = 0;
-    int rc = PMPI_Pack_size((int)sizeof *header, MPI_BYTE, comm, &header_size);
-    if (rc == MPI_SUCCESS)
+    int header_size = (int)sizeof *header, data_size, position = 0, rc;
+    MPI_Count type_size;
+    MPI_Aint run = -1;
+    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
+        return rc;
+    data_size = (int)(type_size * count);   /* small: at most MPIX_ZCOPY_PACKED_BYTES */
+    if (native)
+        rc = mpix_zcopy_one_run(datatype, count, type_size, &run);
+    else if ((rc = PMPI_Pack_size(header_size, MPI_BYTE, comm, &header_size)) == MPI_SUCCESS)
         rc = PMPI_Pack_size(count, datatype, comm, &data_size);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -41,28 +48,44 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
     char stack[STACK_BYTES], *packed = size <= STACK_BYTES ? stack : malloc(size);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    rc = PMPI_Pack(header, (int)sizeof *header, MPI_BYTE, packed, size, &position, comm);
+    rc = mpix_zcopy_pack_into(header, (int)sizeof *header, MPI_BYTE, (MPI_Count)sizeof *header, native ? 0 : -1,
+                              packed, size, &position, comm);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack(buf, count, datatype, packed, size, &position, comm);
+        rc = mpix_zcopy_pack_into(buf, count, datatype, type_size * count, run, packed, size, &position, comm);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Send(packed, position, MPI_PACKED, dest, tag, comm);
+    *copied = run >= 0;
     if (packed != stack)
         free(packed);
     return rc;
 }
 
+/* The header, and after a zcopy header with data inline @count of @datatype. */
+static int unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
+                          MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm)
+{
+    int position = 0, rc = MPI_SUCCESS;
+    MPI_Aint run = -1;
+    if (length < (int)sizeof *header)
+        return MPI_SUCCESS;
+    rc = mpix_zcopy_unpack_from(packed, length, &position, header, (int)sizeof *header, MPI_BYTE,
+                                (MPI_Count)sizeof *header, native ? 0 : -1, comm);
+    if (rc != MPI_SUCCESS || header->magic != MPIX_ZCOPY_MAGIC || header->kind == MPIX_ZCOPY_RTS || count <= 0)
+        return rc;
+    if (native && (rc = mpix_zcopy_one_run(datatype, count, type_size, &run)) != MPI_SUCCESS)
+        return rc;
+    return mpix_zcopy_unpack_from(packed, length, &position, buf, count, datatype, type_size * count, run, comm);
+}
+
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
-                              MPI_Datatype datatype, MPI_Comm comm)
+                              MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm)
 {
     char stack[STACK_BYTES], *packed = length <= STACK_BYTES ? stack : malloc(length);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    int position = 0, rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && length >= (int)sizeof *header) {
-        rc = PMPI_Unpack(packed, length, &position, header, (int)sizeof *header, MPI_BYTE, comm);
-        if (rc == MPI_SUCCESS && header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS && count > 0)
-            rc = PMPI_Unpack(packed, length, &position, buf, count, datatype, comm);
-    }
+    int rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = unpack_message(packed, length, header, buf, count, datatype, type_size, native, comm);
     if (packed != stack)
         free(packed);
     return rc;

@@ -172,3 +172,63 @@ int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int
     free(packed);
     return rc;
 }
+
+/* ---- packing by copy ------------------------------------------------------------------ */
+
+int mpix_zcopy_packs_natively(int *native)
+{
+    const double real = -1.5;
+    const int integer = 0x01020304;
+    const char bytes[3] = { 'z', 'c', 0 };
+    char packed[64], expected[sizeof real + sizeof integer + sizeof bytes];
+    int position = 0;
+    *native = 0;
+    int rc = PMPI_Pack(&real, 1, MPI_DOUBLE, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack(&integer, 1, MPI_INT, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack(bytes, (int)sizeof bytes, MPI_BYTE, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+    memcpy(expected, &real, sizeof real);
+    memcpy(expected + sizeof real, &integer, sizeof integer);
+    memcpy(expected + sizeof real + sizeof integer, bytes, sizeof bytes);
+    *native = rc == MPI_SUCCESS && position == (int)sizeof expected && memcmp(packed, expected, sizeof expected) == 0;
+    return rc;
+}
+
+int mpix_zcopy_one_run(MPI_Datatype datatype, int count, MPI_Count type_size, MPI_Aint *offset)
+{
+    MPI_Count lb, extent, true_lb, true_extent;
+    *offset = -1;
+    int rc = PMPI_Type_get_extent_x(datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent);
+    if (rc == MPI_SUCCESS && true_extent == type_size && (count <= 1 || extent == type_size))
+        *offset = (MPI_Aint)true_lb;
+    return rc;
+}
+
+int mpix_zcopy_pack_into(const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run,
+                         char *packed, int size, int *position, MPI_Comm comm)
+{
+    if (run < 0)
+        return PMPI_Pack(buf, count, datatype, packed, size, position, comm);
+    if (bytes > size - *position)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: packing %lld bytes into %d left", (long long)bytes,
+                          size - *position);
+    memcpy(packed + *position, (const char *)buf + run, (size_t)bytes);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}
+
+int mpix_zcopy_unpack_from(const char *packed, int length, int *position, void *buf, int count,
+                           MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run, MPI_Comm comm)
+{
+    if (run < 0)
+        return PMPI_Unpack(packed, length, position, buf, count, datatype, comm);
+    if (bytes > length - *position)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: unpacking %lld bytes from %d left", (long long)bytes,
+                          length - *position);
+    memcpy((char *)buf + run, packed + *position, (size_t)bytes);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}

@@ -87,6 +87,12 @@ static int read_settings(mpix_zcopy_settings *settings)
     if (rc == MPI_SUCCESS)
         rc = PMPI_Query_thread(&thread_level);
     settings->one_caller = thread_level < MPI_THREAD_MULTIPLE;
+    int by_copy = 1;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PACK_BY_COPY, &by_copy);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_zcopy_packs_natively(&settings->packs_natively);
+    settings->packs_natively = settings->packs_natively && by_copy;
     if (rc == MPI_SUCCESS)
         mpix_hint_report(MPI_INFO_NULL, "zcopy");
     return rc;

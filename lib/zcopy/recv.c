@@ -343,7 +343,8 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         }
     }
     else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
-        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype, comm);
+        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype,
+                                        receiving->type_size, zc->settings.packs_natively, comm);
     else if (receiving->fits) {
         if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
             return rc;
@@ -357,7 +358,8 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
             * as MPI_PACKED, as MPI allows for any message, so the header is read, and as
             * much data unpacked as fits, as MPI_Recv fills a buffer before it reports
             * truncation */
-        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype, comm);
+        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype, receiving->type_size,
+                                       zc->settings.packs_natively, comm);
     return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
@@ -453,6 +455,10 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     int header_size = (int)sizeof *header, data_size = (int)(type_size * count), error_class;
     if (header_size + data_size > STACK_BYTES)
         return 0;
+    int native = zc->settings.packs_natively;
+    MPI_Aint run = -1;   /* the data as one run of bytes, copied by memcpy */
+    if (native && (*rc = mpix_zcopy_one_run(datatype, count, type_size, &run)) != MPI_SUCCESS)
+        return 1;
     do {
         int position = 0, received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm,
                                                &receiving.matched);
@@ -463,8 +469,8 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
         if ((*rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &receiving.length)) != MPI_SUCCESS)
             return 1;
         if (receiving.length >= header_size &&
-            (*rc = PMPI_Unpack(packed, receiving.length, &position, header, (int)sizeof *header, MPI_BYTE, comm)) !=
-                MPI_SUCCESS)
+            (*rc = mpix_zcopy_unpack_from(packed, receiving.length, &position, header, header_size, MPI_BYTE,
+                                          header_size, native ? 0 : -1, comm)) != MPI_SUCCESS)
             return 1;
         MPI_Count capacity = receiving.type_size * count, here = receiving.length - header_size;
         MPI_Count bytes = header->bytes < capacity ? header->bytes : capacity;
@@ -475,7 +481,8 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
         if (header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS && !header->data_follows &&
             bytes > 0 &&
             (*rc = bytes % type_size == 0
-                       ? PMPI_Unpack(packed, receiving.length, &position, buf, (int)(bytes / type_size), datatype, comm)
+                       ? mpix_zcopy_unpack_from(packed, receiving.length, &position, buf, (int)(bytes / type_size),
+                                                datatype, bytes, run, comm)
                        : mpix_zcopy_unpack_bytes(packed + position, bytes, buf, count, datatype, comm)) != MPI_SUCCESS)
             return 1;
         *rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
@@ -483,6 +490,13 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
         *raised = receiving.raised || received != MPI_SUCCESS;
     } while (*rc == MPIX_ZCOPY_RECEIVE_AGAIN);
     return 1;
+}
+
+/* Whether a blocking receive for @capacity bytes at @buf takes its message with
+ * receive_small. */
+static int receives_small(const void *buf, MPI_Count capacity)
+{
+    return MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && capacity <= MPIX_ZCOPY_PACKED_BYTES;
 }
 
 /* *@raised: whether MPI raised the error returned (receive_finish). */
@@ -512,7 +526,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         return rc;
     if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
         return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
-    if (MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && type_size * count <= MPIX_ZCOPY_PACKED_BYTES &&
+    if (receives_small(buf, type_size * count) &&
         receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc, raised))
         return rc;
     do {
@@ -532,10 +546,21 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
     int raised;
     /* unless a receive of this process posted before may take the same message */
     if (mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
-        type_size * count <= MPIX_ZCOPY_RAW_MAX &&
         !mpix_zcopy_requests_overlap(zc, source, tag)) {
-        int rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
-        return raised ? rc : mpix_raise_comm(comm, rc);
+        int rc = MPI_SUCCESS;
+        if (type_size * count <= MPIX_ZCOPY_RAW_MAX) {
+            rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
+            return raised ? rc : mpix_raise_comm(comm, rc);
+        }
+        /* Small data with its header (Open MPI): only the check MPI makes itself (a
+         * receive from MPI_PROC_NULL: the datatype committed, the tag), then the message
+         * as receive_checked takes it. */
+        if (receives_small(buf, type_size * count) && source != MPI_PROC_NULL &&
+            (rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
+            receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc, &raised))
+            return raised ? rc : mpix_raise_comm(comm, rc);
+        if (rc != MPI_SUCCESS)   /* raised by MPI */
+            return rc;
     }
     int check_rc = mpix_check_transfer("MPIX_Recv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
     if (check_rc != MPI_SUCCESS)

@@ -564,7 +564,8 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
-    if (request && mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
+    if (request && MPIX_ZCOPY_RAW_MAX >= 0 &&
+        mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
         mpix_zcopy_sends_raw(type_size * count) && polled(zc))
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Isend_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
@@ -587,7 +588,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     /* irecv_checked's raw case; MPI_PROC_NULL below, for MPI_Recv's status */
-    if (request && source != MPI_PROC_NULL &&
+    if (request && source != MPI_PROC_NULL && MPIX_ZCOPY_RAW_MAX >= 0 &&
         mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
         mpix_zcopy_takes_only_raw(type_size * count) && polled(zc) &&
         !mpix_zcopy_requests_overlap(zc, source, tag))

@@ -68,6 +68,18 @@ static int wrapping_is_costly(MPI_Datatype datatype)
     return combiner == MPI_COMBINER_STRUCT || integers + addresses > 64;
 }
 
+/* Header and small data packed into one message (mpix_zcopy_send_packed), counted. */
+static int send_packed(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, const void *buf, int count,
+                       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    int copied = 0;
+    int rc = mpix_zcopy_send_packed(header, buf, count, datatype, dest, tag, comm, zc->settings.packs_natively,
+                                    &copied);
+    zc->stats.sent_small_packed++;
+    zc->stats.sent_small_copied += copied;
+    return rc;
+}
+
 /* The header and the data with the datatype (@kind EAGER for small messages, MPI for
  * the others), in one message or, for a blocking MPI send, in two (below), the data
  * packed by this process if @way says so (pack.c). With a slot (a send timed against
@@ -111,8 +123,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
         rc = mpix_zcopy_hooked_send_pair(send, buf, count, datatype, tag);
     } else if (small && blocking) {
-        rc = mpix_zcopy_send_packed(header, buf, count, datatype, send->dest, tag, send->comm);
-        zc->stats.sent_small_packed++;
+        rc = send_packed(zc, header, buf, count, datatype, send->dest, tag, send->comm);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
         if (send->hook && (rc = mpix_zcopy_hook_set(message, send->hook)) != MPI_SUCCESS) {
             (void)PMPI_Type_free(&message); /* the attribute's error is the one to report */
@@ -179,17 +190,6 @@ static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
                     : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner);
 }
 
-/* Whether @count of @datatype is one run of bytes: MPI moves those with one copy. */
-static int contiguous(MPI_Datatype datatype, int count, MPI_Count type_size, int *is_contiguous)
-{
-    MPI_Count lb, extent, true_lb, true_extent;
-    int rc = PMPI_Type_get_extent_x(datatype, &lb, &extent);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent);
-    *is_contiguous = rc == MPI_SUCCESS && true_extent == type_size && (count <= 1 || extent == type_size);
-    return rc;
-}
-
 /* The ways this send can take. Packing only for a blocking send (a nonblocking one's
  * packed copy would have to outlive the call) of at most INT_MAX bytes; the packed data
  * follows the header as a message of its own (send_inline), so only while one thread
@@ -229,6 +229,26 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
     return send_inline(send, MPIX_ZCOPY_MPI, send->way, buf, count, datatype, tag, blocking);
 }
 
+/* The header of a message of @bytes to @dest with @tag, in *@header; *@zero_copy: it may
+ * go zero-copy (@may_zero_copy, zcopy on, a mailbox, the peer in MPI_COMM_WORLD);
+ * *@attachable: the peer proved it can read this process. Until it has, a message with
+ * a header (@learns: not an interposed one) tells it where to say so. */
+static void header_for(mpix_zcopy_comm *zc, int dest, int tag, MPI_Count bytes, int may_zero_copy, int learns,
+                       mpix_zcopy_header *header, int *zero_copy, int *attachable)
+{
+    mpix_zcopy_process *process = zc->process;
+    int world = mpix_zcopy_world_rank(zc, dest);
+    mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
+    *zero_copy = zc->settings.enabled && entry && process->mailbox && may_zero_copy;
+    *attachable = *zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
+    *header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = bytes, .node_key = process->node_key,
+                                   .pid = process->pid, .slot = -1, .mailbox_fd = process->mailbox_fd,
+                                   .mailbox_address = (uintptr_t)process->mailbox, .source_rank = zc->rank,
+                                   .tag = tag };
+    if (*zero_copy && !*attachable && learns)
+        header->learn_address = (uintptr_t)entry;
+}
+
 /* A nonblocking send completed in MPI's progress goes zero-copy only for blocks this
  * long on average. Forced zero-copy in a two-rank halo of application kernels, each
  * side sending and receiving at once (mpix-bench zcopy, Open MPI, 2-core VM, three
@@ -258,28 +278,21 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, blocking ? NULL : &send->inner);
     }
     mpix_zcopy_process *process = zc->process;
-    int world = mpix_zcopy_world_rank(zc, dest);
-    mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
     /* A nonblocking send's zero-copy message ends with a second message on its tag
      * (mpix_zcopy_hooked_send_rts), which no other thread's receive may take between. */
-    int zero_copy = zc->settings.enabled && entry && process->mailbox && (!hook || zc->settings.one_caller);
-    int attachable = zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
-    send->header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = type_size * count,
-                                        .node_key = process->node_key, .pid = process->pid, .slot = -1,
-                                        .mailbox_fd = process->mailbox_fd,
-                                        .mailbox_address = (uintptr_t)process->mailbox,
-                                        .source_rank = zc->rank, .tag = tag };
+    int zero_copy, attachable;
+    header_for(zc, dest, tag, type_size * count, !hook || zc->settings.one_caller, !interposed, &send->header,
+               &zero_copy, &attachable);
     if (interposed) {
-        int is_contiguous = 1;
+        MPI_Aint run = 0;   /* one run of bytes: MPI moves those with one copy */
         if (attachable && send->header.bytes > zc->settings.eager_bytes &&
-            (rc = contiguous(datatype, count, type_size, &is_contiguous)) != MPI_SUCCESS)
+            (rc = mpix_zcopy_one_run(datatype, count, type_size, &run)) != MPI_SUCCESS)
             return rc;
-        if (!attachable || send->header.bytes <= zc->settings.eager_bytes || is_contiguous) {
+        if (!attachable || send->header.bytes <= zc->settings.eager_bytes || run >= 0) {
             zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
             return send_plain(send, buf, count, datatype, tag, blocking, MPIX_ZCOPY_WAY_DATATYPE);
         }
-    } else if (zero_copy && !attachable)
-        send->header.learn_address = (uintptr_t)entry;
+    }
 
     if (send->header.bytes <= zc->settings.eager_bytes || !attachable) {
         int kind = send->header.bytes <= zc->settings.eager_bytes ? MPIX_ZCOPY_EAGER : MPIX_ZCOPY_MPI;
@@ -519,19 +532,39 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
 int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
                       MPI_Count *type_size)
 {
-    if (MPIX_ZCOPY_RAW_MAX < 0 || comm == MPI_COMM_NULL || datatype == MPI_DATATYPE_NULL || count < 0 ||
+    if (comm == MPI_COMM_NULL || datatype == MPI_DATATYPE_NULL || count < 0 ||
         mpix_zcopy_comm_get(comm, zc) != MPI_SUCCESS)
         return 0;
     return mpix_peer_known(peer, (*zc)->peers, direction) && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
+}
+
+/* A blocking send of small data where every message has a header (Open MPI), as start()
+ * and send_inline() send it: the header and the data packed into one message. Without a
+ * send's state to set up (1.2 KiB), and with only the check MPI makes itself (a send to
+ * MPI_PROC_NULL: the datatype committed, the tag), which raises its error once. */
+static int send_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
+                      int dest, int tag, MPI_Comm comm)
+{
+    mpix_zcopy_header header;
+    int zero_copy, attachable, rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    header_for(zc, dest, tag, bytes, 1, 1, &header, &zero_copy, &attachable);
+    header.kind = MPIX_ZCOPY_EAGER;
+    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
+    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm);
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
-    if (mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
-        mpix_zcopy_sends_raw(type_size * count))
-        return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, NULL);
+    if (mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size)) {
+        if (mpix_zcopy_sends_raw(type_size * count))
+            return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, NULL);
+        if (mpix_zcopy_sends_small(zc, buf, type_size * count) && dest != MPI_PROC_NULL)
+            return send_small(zc, buf, count, datatype, type_size * count, dest, tag, comm);
+    }
     int rc = mpix_check_transfer("MPIX_Send_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
     if (rc != MPI_SUCCESS)
         return rc;

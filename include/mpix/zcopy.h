@@ -112,8 +112,9 @@ extern "C" {
  * @par Complexity with MPICH, a message of up to 16 KiB: MPI_Send's, plus the datatype's
  *      size and the communicator's state, found without an attribute lookup when the
  *      thread's previous call used the same communicator. With Open MPI, up to 2 KiB:
- *      one MPI_Send of a 200-byte header and the data, copied into one buffer (with
- *      memcpy where the data is one run of bytes, else MPI_Pack).
+ *      one MPI_Send of a header (24 bytes once the peer is known, else 200) and the
+ *      data, copied into one buffer (with memcpy where the data is one run of bytes,
+ *      else MPI_Pack).
  * @par Complexity first zero-copy send of a (datatype, count): O(blocks) to flatten;
  *      afterwards O(1) to find the layout. Data: one copy, shared between receiver and
  *      sender for messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The way (zero-copy, or

@@ -259,6 +259,33 @@ static void received(hooked_receive *receive, MPI_Count sent, int rc)
     through(receive, rc);
 }
 
+/* A message with a short header (MPIX_ZCOPY_SHORT) landed in @receive's header room
+ * and buffer as one run of bytes: its data starts inside the header room, and its rest,
+ * if any, at the start of the buffer. Moves what fits the buffer into place, as a
+ * receive of that many bytes sets them, and completes the header. */
+static int place_short(hooked_receive *receive)
+{
+    enum { ROOM = (int)sizeof(mpix_zcopy_header) - MPIX_ZCOPY_SHORT_HEADER_BYTES };
+    char landed[sizeof(mpix_zcopy_header)], data[ROOM + MPIX_ZCOPY_PACKED_BYTES];
+    memcpy(landed, &receive->header, sizeof landed);
+    (void)mpix_zcopy_header_read(&receive->header, landed, (MPI_Count)sizeof landed, 1, receive->comm);
+    MPI_Count bytes = receive->header.bytes < receive->capacity ? receive->header.bytes : receive->capacity;
+    if (bytes <= 0)
+        return MPI_SUCCESS;
+    if (bytes > ROOM + MPIX_ZCOPY_PACKED_BYTES)   /* zcopy sends no more data short */
+        return mpix_error(MPIX_ERRKIND_ARGUMENT,
+                          "MPIX_Irecv_zcopy: a message from rank %d with tag %d says %lld bytes follow a short "
+                          "header (not sent by MPIX_Send_zcopy)",
+                          receive->header.source_rank, receive->header.tag, (long long)bytes);
+    memcpy(data, landed + MPIX_ZCOPY_SHORT_HEADER_BYTES, ROOM);
+    int rc = bytes > ROOM ? mpix_zcopy_pack_head(data + ROOM, bytes - ROOM, receive->buf, receive->count,
+                                                 receive->datatype, receive->comm)
+                          : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? mpix_zcopy_unpack_bytes(data, bytes, receive->buf, receive->count, receive->datatype,
+                                                       receive->comm)
+                             : rc;
+}
+
 /* The inner receive of @receive completed (its datatype is being destroyed). */
 static void arrived(hooked_receive *receive)
 {
@@ -271,6 +298,13 @@ static void arrived(hooked_receive *receive)
         int rc = receive->follows > receive->capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
         mpix_zcopy_receive_end_inline(receive->zc, header, rc);
         received(receive, receive->follows, rc);
+        return;
+    }
+    if (header->magic == MPIX_ZCOPY_MAGIC && (header->kind & MPIX_ZCOPY_SHORT)) {
+        int rc = place_short(receive);   /* small data inline: nothing to learn, nothing follows */
+        if (rc == MPI_SUCCESS && header->bytes > receive->capacity)
+            rc = MPI_ERR_TRUNCATE;
+        received(receive, header->bytes, rc);
         return;
     }
     if (header->magic != MPIX_ZCOPY_MAGIC) {

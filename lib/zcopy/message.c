@@ -29,6 +29,38 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
  * larger ones that are packed take one from the heap. */
 enum { STACK_BYTES = 4096 };
 
+int mpix_zcopy_header_read(mpix_zcopy_header *header, const char *data, MPI_Count length, int native, MPI_Comm comm)
+{
+    int whole = (int)sizeof *header, position = 0;
+    if (!native) { /* no short headers: the whole one, unpacked by MPI */
+        if (length >= whole && PMPI_Unpack(data, (int)length, &position, header, whole, MPI_BYTE, comm) == MPI_SUCCESS &&
+            header->magic == MPIX_ZCOPY_MAGIC)
+            return whole;
+    } else if (length >= MPIX_ZCOPY_SHORT_HEADER_BYTES) {
+        memcpy(header, data, MPIX_ZCOPY_SHORT_HEADER_BYTES);
+        if (header->magic == MPIX_ZCOPY_MAGIC && (header->kind & MPIX_ZCOPY_SHORT)) {
+            *header = (mpix_zcopy_header){ .magic = header->magic, .kind = header->kind & ~MPIX_ZCOPY_SHORT,
+                                           .bytes = header->bytes, .source_rank = header->source_rank,
+                                           .tag = header->tag, .mailbox_fd = -1, .slot = -1 };
+            return MPIX_ZCOPY_SHORT_HEADER_BYTES;
+        }
+        if (length >= whole && header->magic == MPIX_ZCOPY_MAGIC) {
+            memcpy(header, data, (size_t)whole);
+            return whole;
+        }
+    }
+    *header = (mpix_zcopy_header){ 0 };
+    return 0;
+}
+
+/* Whether @header may travel short (MPIX_ZCOPY_SHORT): small data inline, nothing for the
+ * receiver to learn, no slot, nothing following. */
+static int goes_short(const mpix_zcopy_header *header, int native)
+{
+    return native && header->kind == MPIX_ZCOPY_EAGER && !header->learn_address && header->slot < 0 &&
+           !header->data_follows;
+}
+
 int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                            int dest, int tag, MPI_Comm comm, int native, int *copied)
 {
@@ -38,20 +70,32 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
     data_size = (int)(type_size * count);   /* small: at most MPIX_ZCOPY_PACKED_BYTES */
+    mpix_zcopy_header short_header;
+    if (goes_short(header, native)) {
+        short_header = *header;
+        short_header.kind |= MPIX_ZCOPY_SHORT;
+        header = &short_header;
+        header_size = MPIX_ZCOPY_SHORT_HEADER_BYTES;
+    }
     if (native)
         rc = mpix_zcopy_one_run(datatype, count, type_size, &run);
     else if ((rc = PMPI_Pack_size(header_size, MPI_BYTE, comm, &header_size)) == MPI_SUCCESS)
         rc = PMPI_Pack_size(count, datatype, comm, &data_size);
     if (rc != MPI_SUCCESS)
         return rc;
-    int size = header_size + data_size;
-    char stack[STACK_BYTES], *packed = size <= STACK_BYTES ? stack : malloc(size);
+    /* A short header's message is never a lone header's length (a byte more then), which
+     * receivers take for a header alone. */
+    int size = header_size + data_size,
+        padded = header_size == MPIX_ZCOPY_SHORT_HEADER_BYTES && size == MPIX_ZCOPY_LONE_HEADER_BYTES;
+    char stack[STACK_BYTES], *packed = size + padded <= STACK_BYTES ? stack : malloc(size + padded);
     if (!packed)
         return MPI_ERR_NO_MEM;
-    rc = mpix_zcopy_pack_into(header, (int)sizeof *header, MPI_BYTE, (MPI_Count)sizeof *header, native ? 0 : -1,
-                              packed, size, &position, comm);
+    rc = mpix_zcopy_pack_into(header, header_size, MPI_BYTE, header_size, native ? 0 : -1, packed, size, &position,
+                              comm);
     if (rc == MPI_SUCCESS)
         rc = mpix_zcopy_pack_into(buf, count, datatype, type_size * count, run, packed, size, &position, comm);
+    if (padded)
+        packed[position++] = 0;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Send(packed, position, MPI_PACKED, dest, tag, comm);
     *copied = run >= 0;
@@ -60,21 +104,27 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
     return rc;
 }
 
-/* The header, and after a zcopy header with data inline @count of @datatype. */
+/* The header, and after a zcopy header with data inline as much of it as fits @count of
+ * @datatype (@type_size bytes each): whole elements by MPI_Unpack or memcpy, a part of
+ * one, or data at MPI_BOTTOM, as a receive of that many bytes sets them. */
 static int unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
                           MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm)
 {
-    int position = 0, rc = MPI_SUCCESS;
-    MPI_Aint run = -1;
-    if (length < (int)sizeof *header)
+    int position = mpix_zcopy_header_read(header, packed, length, native, comm), rc = MPI_SUCCESS;
+    if (!position || header->kind == MPIX_ZCOPY_RTS || header->data_follows)
         return MPI_SUCCESS;
-    rc = mpix_zcopy_unpack_from(packed, length, &position, header, (int)sizeof *header, MPI_BYTE,
-                                (MPI_Count)sizeof *header, native ? 0 : -1, comm);
-    if (rc != MPI_SUCCESS || header->magic != MPIX_ZCOPY_MAGIC || header->kind == MPIX_ZCOPY_RTS || count <= 0)
-        return rc;
+    MPI_Count capacity = type_size * count, bytes = header->bytes < capacity ? header->bytes : capacity;
+    if (bytes > length - position)
+        bytes = length - position;
+    if (bytes <= 0)
+        return MPI_SUCCESS;
+    MPI_Aint run = -1;
+    if (bytes % type_size != 0 || buf == MPI_BOTTOM)
+        return mpix_zcopy_unpack_bytes(packed + position, bytes, buf, count, datatype, comm);
     if (native && (rc = mpix_zcopy_one_run(datatype, count, type_size, &run)) != MPI_SUCCESS)
         return rc;
-    return mpix_zcopy_unpack_from(packed, length, &position, buf, count, datatype, type_size * count, run, comm);
+    return mpix_zcopy_unpack_from(packed, length, &position, buf, (int)(bytes / type_size), datatype, bytes, run,
+                                  comm);
 }
 
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,

@@ -215,7 +215,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     mpix_zcopy_header *header = &receiving->header;
     MPI_Count type_size = receiving->type_size, capacity = type_size * count;
     int length = receiving->length, fits = receiving->fits;
-    if (rc == MPI_SUCCESS && (length < (int)sizeof *header || header->magic != MPIX_ZCOPY_MAGIC))
+    if (rc == MPI_SUCCESS && (length < MPIX_ZCOPY_SHORT_HEADER_BYTES || header->magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
                         "MPIX_Send_zcopy",
@@ -275,18 +275,6 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     return rc;
 }
 
-/* The elements of the receive's datatype in a message of small data that fits (taken as
- * MPI_PACKED and unpacked: no datatype to build around the caller's); -1 for any other
- * message, and for data ending inside an element, which the datatype receives. */
-static int small_elements(const mpix_zcopy_receiving *receiving, const void *buf)
-{
-    MPI_Count data = receiving->length - (MPI_Count)sizeof receiving->header;
-    if (!receiving->fits || buf == MPI_BOTTOM || data <= 0 || data > MPIX_ZCOPY_PACKED_BYTES ||
-        receiving->type_size <= 0 || data % receiving->type_size != 0)
-        return -1;
-    return (int)(data / receiving->type_size);
-}
-
 /* A message of a lone header's length whose first bytes are no header (@receiving's
  * header room holds it): data sent without one, unpacked into @buf as far as it fits. */
 static int lone_raw(const mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype,
@@ -321,7 +309,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     receiving->raised = 1;   /* until receive_finish, an error returned is from MPI's calls, but lone_raw's */
     if (rc != MPI_SUCCESS)
         return rc;
-    int length = receiving->length, elements;
+    int length = receiving->length;
     receiving->raw = mpix_zcopy_length_raw(length);
     if (receiving->raw) { /* no header: MPI receives it as MPI_Recv would, truncation included */
         if (start_only)
@@ -333,8 +321,9 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         return rc;
     }
     /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
+    MPI_Count capacity = receiving->type_size * count;
     receiving->fits = length >= (int)sizeof receiving->header &&
-                      length - (MPI_Count)sizeof receiving->header <= receiving->type_size * count;
+                      length - (MPI_Count)sizeof receiving->header <= capacity;
     if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched)) {
@@ -342,10 +331,16 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
             return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
         }
     }
-    else if (!start_only && (elements = small_elements(receiving, buf)) >= 0)
-        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, elements, datatype,
-                                        receiving->type_size, zc->settings.packs_natively, comm);
-    else if (receiving->fits) {
+    else if (length <= (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES || !receiving->fits) {
+        /* Small data, its header short or not (the length cannot tell: MPI_PACKED takes
+         * it and the header says), or data longer than buf: received whole as
+         * MPI_PACKED, as MPI allows for any message, so the header is read, and as much
+         * data unpacked as fits, as MPI_Recv fills a buffer before it reports truncation.
+         * A matched message this small is in: the call returns with it. */
+        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype,
+                                       receiving->type_size, zc->settings.packs_natively, comm);
+        receiving->fits = receiving->header.bytes <= capacity;
+    } else {
         if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
             return rc;
         if (start_only) /* the caller waits for the data itself (mpix_zcopy_receive_complete) */
@@ -354,12 +349,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         int free_rc = PMPI_Type_free(&receiving->posted);
         if (rc == MPI_SUCCESS)
             rc = free_rc;
-    } else /* not zcopy's (shorter than a header), or data longer than buf: received whole
-            * as MPI_PACKED, as MPI allows for any message, so the header is read, and as
-            * much data unpacked as fits, as MPI_Recv fills a buffer before it reports
-            * truncation */
-        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype, receiving->type_size,
-                                       zc->settings.packs_natively, comm);
+    }
     return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
 }
 
@@ -451,7 +441,8 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
                                        .type_size = type_size };
     mpix_zcopy_header *header = &receiving.header;
     /* Packed, header and data are their bytes in this build (MPI_Pack_size would also
-     * build a convertor to say so): a message that fits is at most this long. */
+     * build a convertor to say so): a message that fits is at most this long (a short
+     * header leaves room to spare). */
     int header_size = (int)sizeof *header, data_size = (int)(type_size * count), error_class;
     if (header_size + data_size > STACK_BYTES)
         return 0;
@@ -462,17 +453,14 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     do {
         int position = 0, received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm,
                                                &receiving.matched);
-        *header = (mpix_zcopy_header){ 0 };
         if (received != MPI_SUCCESS && ((*rc = PMPI_Error_class(received, &error_class)) != MPI_SUCCESS ||
                                         error_class != MPI_ERR_TRUNCATE))
             return *rc = received, 1;
         if ((*rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &receiving.length)) != MPI_SUCCESS)
             return 1;
-        if (receiving.length >= header_size &&
-            (*rc = mpix_zcopy_unpack_from(packed, receiving.length, &position, header, header_size, MPI_BYTE,
-                                          header_size, native ? 0 : -1, comm)) != MPI_SUCCESS)
-            return 1;
-        MPI_Count capacity = receiving.type_size * count, here = receiving.length - header_size;
+        /* short (MPIX_ZCOPY_SHORT) or whole; none: magic 0, which receive_finish reports */
+        position = mpix_zcopy_header_read(header, packed, receiving.length, native, comm);
+        MPI_Count capacity = receiving.type_size * count, here = receiving.length - position;
         MPI_Count bytes = header->bytes < capacity ? header->bytes : capacity;
         receiving.fits = received == MPI_SUCCESS && header->bytes <= capacity;
         if (bytes > here)

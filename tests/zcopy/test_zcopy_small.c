@@ -5,7 +5,9 @@
  * says how much came; one iteration receives with MPIX_Irecv_zcopy, one sends with
  * MPIX_Isend_zcopy. Sizes run across the size up to which header and data travel
  * packed in one buffer (2 KiB of data), the header's own size and zcopy's eager limit
- * (16 KiB, also the longest message MPICH's zcopy sends without header), zero included.
+ * (16 KiB, also the longest message MPICH's zcopy sends without header), zero included,
+ * and, with Open MPI, the sizes around which a short header's data fills the room of a
+ * nonblocking receive's header (21-23 doubles).
  * Then data exactly as long as a lone header (MPICH: 1031 bytes, told from a header by
  * its first bytes) and its neighbours, in chars, into buffers of that size, longer ones
  * (a receive for more than 16 KiB too), pairs of chars (the last element in part),
@@ -30,7 +32,7 @@ enum { ITERATIONS = 3, STRIDE = 3, SLACK = 5, PACKED_LIMIT = 2048 };
 /* The iteration whose receives (sends) are nonblocking: blocking sends' packed messages
  * taken by a receive posted before they come, and nonblocking sends' messages. */
 enum { NONBLOCKING_RECEIVE = 1, NONBLOCKING_SEND = 2 };
-static const int sizes[] = { 0, 1, 2, 25, 255, 256, 257, 300, 1024, 2047, 2048, 2049, 2100 };
+static const int sizes[] = { 0, 1, 2, 21, 22, 23, 25, 255, 256, 257, 300, 1024, 2047, 2048, 2049, 2100 };
 enum { SIZES = sizeof sizes / sizeof sizes[0], MAX_DOUBLES = 2100 };
 /* Messages of up to RAW_MAX bytes travel without a header; a header alone is LONE bytes
  * long (lib/zcopy/zcopy.h). */
@@ -229,15 +231,17 @@ static void at_bottom(int rank, MPI_Comm comm)
 /* Small data that is one run of bytes away from its buffer's start (4 doubles at an
  * index type's displacement of 3), and data with holes (double-int pairs, 12 bytes in
  * 16), each way: the run is copied where the MPI packs data as it lies in memory (with
- * MPIX_ZCOPY_PACK_BY_COPY=false, MPI packs it), data with holes MPI packs; every value
- * is checked, and that nothing around or between them was written. */
+ * MPIX_ZCOPY_PACK_BY_COPY=false, MPI packs it), data with holes MPI packs; last, 20 pairs
+ * into a nonblocking receive, more than the room a short header leaves in the receive's
+ * header (with Open MPI). Every value is checked, and that nothing around or between
+ * them was written. */
 static void runs_and_holes(int rank)
 {
     typedef struct {
         double real;
         int integer;
     } pair;
-    enum { CASES = 4, TAG = 104 };
+    enum { CASES = 5, PAIRS = 20, TAG = 104 };
     int block = 4, displacement = 3;
     MPI_Datatype offset_run;
     MPI_Type_indexed(1, &block, &displacement, MPI_DOUBLE, &offset_run);
@@ -247,24 +251,30 @@ static void runs_and_holes(int rank)
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     for (int c = 0; c < CASES; c++) {
         double values[10];
-        pair pairs[3];
+        pair pairs[PAIRS];
         memset(pairs, 0x55, sizeof pairs);
         for (int i = 0; i < 10; i++)
             values[i] = rank == 0 ? 100 * c + i : -1;
-        for (int i = 0; i < 3 && rank == 0; i++)
+        for (int i = 0; i < PAIRS && rank == 0; i++)
             pairs[i].real = 100 * c + i + 0.5, pairs[i].integer = 100 * c + i;
-        int rc = MPI_SUCCESS, pair_count = c == 3 ? 1 : 3;
+        int rc = MPI_SUCCESS, pair_count = c == 3 ? 1 : c == 4 ? PAIRS : 3;
         if (rank == 0)
             rc = c == 0   ? MPIX_Send_zcopy(values, 1, offset_run, 1, TAG, comm)
                  : c == 1 ? MPIX_Send_zcopy(values + 3, 4, MPI_DOUBLE, 1, TAG, comm)
                           : MPIX_Send_zcopy(pairs, pair_count, MPI_DOUBLE_INT, 1, TAG, comm);
         else if (rank == 1) {
-            rc = c < 2 ? MPIX_Recv_zcopy(values, 1, offset_run, 0, TAG, comm, MPI_STATUS_IGNORE)
-                       : MPIX_Recv_zcopy(pairs, pair_count, MPI_DOUBLE_INT, 0, TAG, comm, MPI_STATUS_IGNORE);
+            MPI_Request request;
+            if (c < 2)
+                rc = MPIX_Recv_zcopy(values, 1, offset_run, 0, TAG, comm, MPI_STATUS_IGNORE);
+            else if (c < 4)
+                rc = MPIX_Recv_zcopy(pairs, pair_count, MPI_DOUBLE_INT, 0, TAG, comm, MPI_STATUS_IGNORE);
+            else if ((rc = MPIX_Irecv_zcopy(pairs, pair_count, MPI_DOUBLE_INT, 0, TAG, comm, &request)) ==
+                     MPI_SUCCESS)
+                rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
             int wrong = 0;
             for (int i = 0; i < 10 && c < 2; i++)
                 wrong += values[i] != (i >= 3 && i < 7 ? 100 * c + i : -1);
-            for (int i = 0; i < 3 && c >= 2; i++) {
+            for (int i = 0; i < PAIRS && c >= 2; i++) {
                 const unsigned char *after = (const unsigned char *)&pairs[i].integer + sizeof(int);
                 int received = i < pair_count;
                 wrong += received ? pairs[i].real != 100 * c + i + 0.5 || pairs[i].integer != 100 * c + i

@@ -15,7 +15,8 @@
  *
  * A receive is posted at once (MPI matches it in posting order, wildcards included) with
  * a header and the caller's data in one datatype. Its callback finds:
- * - the data inline (the sender's MPI path): in place, done;
+ * - the data inline (the sender's MPI path): in place, done; after a short header
+ *   (MPIX_ZCOPY_SHORT) it starts inside the header's room, and is moved into place;
  * - a zero-copy header, from a blocking sender: it copies from the sender's memory and
  *   ends the message in the sender's mailbox;
  * - a header whose data is the next message (a sender below MPI_THREAD_MULTIPLE): it

@@ -816,8 +816,8 @@ int mpix_zcopy_unpack_bytes(const char *data, MPI_Count bytes, void *buf, int co
                             MPI_Comm comm);
 int mpix_zcopy_pack_head(void *data, MPI_Count bytes, const void *buf, int count, MPI_Datatype datatype,
                          MPI_Comm comm);
-/* Whether MPI_Pack writes data as it lies in memory (every homogeneous build of Open MPI
- * and MPICH does; the format is the MPI's to choose), so that small messages may be
+/* Whether MPI_Pack writes data as it lies in memory (Debian's Open MPI 4.1 does; the
+ * format is the MPI's to choose), so that small messages may be
  * packed and unpacked with memcpy: MPI_Pack, MPI_Unpack and MPI_Pack_size build a
  * convertor each (about 20-35 ns each with Open MPI 4.1, against 5 ns for a copy of 200
  * bytes), and a message of one double took five. Asked once a process (a double, an

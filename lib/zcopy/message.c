@@ -104,11 +104,8 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
     return rc;
 }
 
-/* The header, and after a zcopy header with data inline as much of it as fits @count of
- * @datatype (@type_size bytes each): whole elements by MPI_Unpack or memcpy, a part of
- * one, or data at MPI_BOTTOM, as a receive of that many bytes sets them. */
-static int unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
-                          MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm)
+int mpix_zcopy_unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm)
 {
     int position = mpix_zcopy_header_read(header, packed, length, native, comm), rc = MPI_SUCCESS;
     if (!position || header->kind == MPIX_ZCOPY_RTS || header->data_follows)
@@ -135,7 +132,7 @@ int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_heade
         return MPI_ERR_NO_MEM;
     int rc = PMPI_Mrecv(packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
-        rc = unpack_message(packed, length, header, buf, count, datatype, type_size, native, comm);
+        rc = mpix_zcopy_unpack_message(packed, length, header, buf, count, datatype, type_size, native, comm);
     if (packed != stack)
         free(packed);
     return rc;

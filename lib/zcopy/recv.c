@@ -446,33 +446,18 @@ static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     int header_size = (int)sizeof *header, data_size = (int)(type_size * count), error_class;
     if (header_size + data_size > STACK_BYTES)
         return 0;
-    int native = zc->settings.packs_natively;
-    MPI_Aint run = -1;   /* the data as one run of bytes, copied by memcpy */
-    if (native && (*rc = mpix_zcopy_one_run(datatype, count, type_size, &run)) != MPI_SUCCESS)
-        return 1;
     do {
-        int position = 0, received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm,
-                                               &receiving.matched);
+        int received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm, &receiving.matched);
         if (received != MPI_SUCCESS && ((*rc = PMPI_Error_class(received, &error_class)) != MPI_SUCCESS ||
                                         error_class != MPI_ERR_TRUNCATE))
             return *rc = received, 1;
         if ((*rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &receiving.length)) != MPI_SUCCESS)
             return 1;
-        /* short (MPIX_ZCOPY_SHORT) or whole; none: magic 0, which receive_finish reports */
-        position = mpix_zcopy_header_read(header, packed, receiving.length, native, comm);
-        MPI_Count capacity = receiving.type_size * count, here = receiving.length - position;
-        MPI_Count bytes = header->bytes < capacity ? header->bytes : capacity;
-        receiving.fits = received == MPI_SUCCESS && header->bytes <= capacity;
-        if (bytes > here)
-            bytes = here;
-        /* whole elements straight from the message; a part of one needs the element as it is */
-        if (header->magic == MPIX_ZCOPY_MAGIC && header->kind != MPIX_ZCOPY_RTS && !header->data_follows &&
-            bytes > 0 &&
-            (*rc = bytes % type_size == 0
-                       ? mpix_zcopy_unpack_from(packed, receiving.length, &position, buf, (int)(bytes / type_size),
-                                                datatype, bytes, run, comm)
-                       : mpix_zcopy_unpack_bytes(packed + position, bytes, buf, count, datatype, comm)) != MPI_SUCCESS)
+        /* no header: magic 0, which receive_finish reports */
+        if ((*rc = mpix_zcopy_unpack_message(packed, receiving.length, header, buf, count, datatype, type_size,
+                                             zc->settings.packs_natively, comm)) != MPI_SUCCESS)
             return 1;
+        receiving.fits = received == MPI_SUCCESS && header->bytes <= type_size * count;
         *rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
         /* a truncation MPI reported here is the one receive_finish finds again */
         *raised = receiving.raised || received != MPI_SUCCESS;

@@ -577,6 +577,13 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
                            int dest, int tag, MPI_Comm comm, int native, int *copied);
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
                               MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
+/* Out of the @length bytes of a message received as MPI_PACKED: the header (short or
+ * whole, mpix_zcopy_header_read; none: magic 0), and after a zcopy header with data
+ * inline as much of it as fits @count of @datatype (@type_size bytes each): whole
+ * elements by MPI_Unpack or memcpy, a part of one, or data at MPI_BOTTOM, as a receive of
+ * that many bytes sets them. */
+int mpix_zcopy_unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
 /* Largest message data sent and received packed (above, the struct or the header and
  * data as two messages: they cost less than a second copy through a buffer). */
 enum { MPIX_ZCOPY_PACKED_BYTES = 2048 };

@@ -107,7 +107,7 @@ int MPIX_Info_validate(MPI_Info info);
  *   found too fragmented before, sent without reading its constructors), `sent_packed`,
  *   `sent_unpacked` (of `sent_mpi`: packed by the sender, unpacked by MPI or by the
  *   receiver), `sent_small_packed` (small messages whose header and data went packed in
- *   one buffer),
+ *   one buffer), `sent_small_copied` (of those, the data copied in with memcpy),
  *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
  *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,
  *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,

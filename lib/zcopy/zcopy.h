@@ -826,8 +826,9 @@ int mpix_zcopy_pack_head(void *data, MPI_Count bytes, const void *buf, int count
 /* Whether MPI_Pack writes data as it lies in memory (Debian's Open MPI 4.1 does; the
  * format is the MPI's to choose), so that small messages may be
  * packed and unpacked with memcpy: MPI_Pack, MPI_Unpack and MPI_Pack_size build a
- * convertor each (about 20-35 ns each with Open MPI 4.1, against 5 ns for a copy of 200
- * bytes), and a message of one double took five. Asked once a process (a double, an
+ * convertor each (10-24 ns each with Open MPI 4.1, against 3 ns for a copy of 200
+ * bytes: bench/results/zcopy-pack-calls-openmpi-1rank.txt), and a message of one
+ * double took five. Asked once a process (a double, an
  * int and bytes packed on MPI_COMM_SELF). */
 int mpix_zcopy_packs_natively(int *native);
 /* Where @count of @datatype (@type_size bytes each) are one run of bytes, its start from

@@ -235,9 +235,20 @@ static int wait_requests(int count, void **extra_states, double timeout, MPI_Sta
     (void)timeout, (void)status;
     for (int i = 0; i < count; i++) {
         mpix_zcopy_request *request = extra_states[i];
-        for (unsigned long poll = 0; !atomic_load_explicit(&request->done, memory_order_acquire); poll++)
-            if (progress_pass(request->zc->process->progress) == 0)
-                mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+        for (unsigned long poll = 0; !atomic_load_explicit(&request->done, memory_order_acquire); poll++) {
+            if (progress_pass(request->zc->process->progress) > 0)
+                continue;
+            /* While MPICH runs this it drives nothing else, and a pass may call no MPI at
+             * all (a zero-copy send waits for its receiver in shared memory), yet the
+             * caller's other requests may need this process (a send of MPI's own whose
+             * receiver is the one this send waits for): MPI's progress now and then,
+             * as in a blocking send's wait. A failure shows in their own calls. */
+            if (poll >= 64 && poll % 64 == 0) {
+                int flag;
+                (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, request->comm, &flag, MPI_STATUS_IGNORE);
+            }
+            mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+        }
     }
     return MPI_SUCCESS;
 }

@@ -2,8 +2,8 @@
 /* Random traffic, as no halo code is written: every round each rank sends six messages
  * to ranks drawn at random, with MPIX_Isend_zcopy, each of a layout built for it and
  * freed right after posting (contiguous doubles, every other double, an irregular index
- * type, double-int pairs with holes) and of a size drawn from none to 80 KiB (so MPI's
- * own messages, packed ones and zero-copy ones meet in one round); the receivers post
+ * type, double-int pairs with holes) and of none to 9,999 elements (up to 117 KiB, so
+ * MPI's own messages, packed ones and zero-copy ones meet in one round); the receivers post
  * nonblocking receives from the sender or from MPI_ANY_SOURCE first, then blocking ones,
  * and complete the nonblocking requests, their sends' among them, with MPI_Waitall,
  * MPI_Waitany or MPI_Testsome by turns. Every element, status source, tag and byte count

@@ -5,6 +5,7 @@
  * and the staging buffer of coalesced copies. */
 #include "zcopy.h"
 #include "common/keyval.h"
+#include "common/progress.h"
 #include "common/relax.h"
 #include "common/self_state.h"
 
@@ -77,9 +78,8 @@ static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extr
      * MPI's progress runs (hook.c) or the passes of MPICH's poll functions still use the
      * communicator (valid until this returns) and this state for them. */
     for (unsigned long poll = 0; atomic_load_explicit(&zc->requests_pending, memory_order_acquire) > 0; poll++) {
-        int flag;
         if (poll % 64 == 0) { /* progress for them; a failure shows in their calls */
-            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+            (void)mpix_mpi_progress();
             mpix_zcopy_progress_poke(zc->process);
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);

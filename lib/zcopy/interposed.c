@@ -18,7 +18,9 @@
  * MPI binding is loaded), and only between processes that both enabled it. */
 #include "interposed.h"
 #include "common/api.h"
+#include "common/empty_request.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "common/relax.h"
 #include "common/verbose.h"
 
@@ -160,37 +162,6 @@ MPIX_API int mpix_interpose_zcopy_init(int fortran_wrapped)
                            : !world->settings.enabled ? "plain MPI (MPIX_ZCOPY=off)"
                                              : "plain MPI: no mailbox (memfd_create failed)");
     return rc;
-}
-
-/* ---- the program's requests that this library completes ------------------------------ */
-
-static int query_nothing(void *extra, MPI_Status *status)
-{
-    (void)extra;
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = MPI_SUCCESS;
-    int rc = PMPI_Status_set_cancelled(status, 0);
-    return rc == MPI_SUCCESS ? PMPI_Status_set_elements_x(status, MPI_BYTE, 0) : rc;
-}
-
-static int free_nothing(void *extra)
-{
-    (void)extra;
-    return MPI_SUCCESS;
-}
-
-/* A zero-copy send cannot be taken back once its header left (interposed_requests.c). */
-static int cancel_nothing(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS;
-}
-
-int mpix_interposed_generalized(MPI_Request *request)
-{
-    return PMPI_Grequest_start(query_nothing, free_nothing, cancel_nothing, NULL, request);
 }
 
 /* ---- senders' staged copies ------------------------------------------------------------ */
@@ -376,7 +347,7 @@ static int post_receive(mpix_zcopy_interposed *state, void *buf, int count, MPI_
         entry->inspected = 1;
         rc = mpix_interposed_stash_deliver(stashed, buf, count, datatype, &entry->stash_status);
         entry->rc = rc;
-        rc = mpix_interposed_generalized(request);
+        rc = mpix_empty_request_start(request);
     } else {
         /* The program may free its datatype once the call returned. */
         rc = MPI_SUCCESS;
@@ -408,7 +379,7 @@ int mpix_interposed_receive_done(void *buf, int count, MPI_Datatype datatype, co
     *entry = (mpix_interposed_receive){ .buf = buf, .count = count, .datatype = datatype, .comm = comm, .active = 1,
                                         .inspected = 1, .rc = rc, .bytes = -1, .from_stash = 1,
                                         .stash_status = *status };
-    int post_rc = mpix_interposed_generalized(request);
+    int post_rc = mpix_empty_request_start(request);
     if (post_rc != MPI_SUCCESS) {
         free(entry);
         return post_rc;
@@ -475,10 +446,8 @@ MPIX_API int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype 
             mpix_interposed_progress_locked(state, 0);
             pthread_mutex_unlock(&state->lock);
         }
-        if (poll >= 64 && poll % 256 == 0) {
-            int flag;
-            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE); /* progress only */
-        }
+        if (poll >= 64 && poll % 256 == 0)
+            (void)mpix_mpi_progress(); /* a failure shows in the calls of what it moves */
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     return mpix_raise_comm(comm, mpix_zcopy_send_end(&send, rc));
@@ -508,7 +477,11 @@ MPIX_API int mpix_interpose_zcopy_isend(const void *buf, int count, MPI_Datatype
         free(entry);
         return mpix_raise_comm(comm, rc);
     }
-    if ((rc = mpix_interposed_generalized(request)) != MPI_SUCCESS) {
+    /* A request of the program's alone (an MPI may hand out one shared handle for every
+     * send it completed at once, so the header's own request cannot be the key), which
+     * this library completes; cancelling it does nothing: a zero-copy send cannot be
+     * taken back once its header left. */
+    if ((rc = mpix_empty_request_start(request)) != MPI_SUCCESS) {
         /* The header is on its way: the message must still end. */
         int done = 0;
         for (unsigned long poll = 0; !done && mpix_zcopy_send_test_interposed(&entry->send, 0, &done) == MPI_SUCCESS;

@@ -72,11 +72,6 @@ struct mpix_zcopy_interposed {
 };
 typedef struct mpix_zcopy_interposed mpix_zcopy_interposed;
 
-/* A request of the program's that this library completes: a generalized request, whose
- * handle is the program's alone (an MPI may hand out one shared handle for every send it
- * completed at once, so the header's own request cannot be the key). */
-int mpix_interposed_generalized(MPI_Request *request);
-
 /* The process's state once MPI_Init has set it up; NULL before, and where zero-copy
  * interposition is off. */
 mpix_zcopy_interposed *mpix_interposed_state(mpix_zcopy_process **process);

@@ -7,6 +7,7 @@
 #include "common/arguments.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "common/relax.h"
 #include "common/verbose.h"
 
@@ -487,9 +488,8 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
      * of MPIX_Irecv_zcopy posted before this one takes its message first; one completed
      * inside MPI's progress (hook.c) needs this process in MPI meanwhile. */
     for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
-        int flag;
         if (poll >= 64 && poll % 64 == 0) { /* only to make progress: a failure shows below */
-            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+            (void)mpix_mpi_progress();
             mpix_zcopy_progress_poke(zc->process);
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);

@@ -23,6 +23,7 @@
 #include "common/datatype.h"
 #include "common/error.h"
 #include "common/hint.h"
+#include "common/progress.h"
 #include "common/relax.h"
 #include "common/self_state.h"
 
@@ -243,10 +244,8 @@ static int wait_requests(int count, void **extra_states, double timeout, MPI_Sta
              * caller's other requests may need this process (a send of MPI's own whose
              * receiver is the one this send waits for): MPI's progress now and then,
              * as in a blocking send's wait. A failure shows in their own calls. */
-            if (poll >= 64 && poll % 64 == 0) {
-                int flag;
-                (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, request->comm, &flag, MPI_STATUS_IGNORE);
-            }
+            if (poll >= 64 && poll % 64 == 0)
+                (void)mpix_mpi_progress();
             mpix_backoff(poll, MPIX_BACKOFF_SPINS);
         }
     }

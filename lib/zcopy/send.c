@@ -6,6 +6,7 @@
 #include "common/arguments.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/progress.h"
 #include "common/relax.h"
 
 #include <errno.h>
@@ -517,11 +518,10 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
             continue;
         }
         if (poll >= 64 && poll % 256 == 0) {
-            int flag;
             /* Only to make MPI progress for the receiver, and for this process's own
              * nonblocking receives, which the receiver may wait for; a failure shows in
              * their own calls. */
-            (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+            (void)mpix_mpi_progress();
             mpix_zcopy_progress_poke(send.zc->process);
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);

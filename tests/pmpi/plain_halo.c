@@ -6,8 +6,10 @@
  * contiguous buffer, MPI_Sendrecv, MPI_Probe + MPI_Get_count sizing the receive,
  * MPI_Mprobe/MPI_Mrecv, MPI_Waitany/MPI_Testsome, a receive posted before a barrier
  * that the sender's blocking send must not wait for, MPI_Sendrecv_replace, persistent
- * receives, and small plain messages (one exactly as long as a zero-copy header, with
- * bytes that look like one). Every received value is checked; exit code 0 only if all
+ * receives, a blocking send whose receiver first waits for the sender's large send of
+ * fragmented data while a message not yet received waits in the sender's queue, and
+ * small plain messages (one exactly as long as a zero-copy header, with bytes that look
+ * like one). Every received value is checked; exit code 0 only if all
  * were right. Run under LD_PRELOAD=libmpix-pmpi.so with MPIX_PMPI=zcopy it must give the
  * same answers (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened).
  * The halo is DEPTH columns deep: one column is too fragmented for zero-copy (MPI's
@@ -202,6 +204,42 @@ int main(int argc, char **argv)
         check_packed(packed, left, to_right, "persistent receive");
     }
     MPI_Request_free(&persistent);
+
+    /* A blocking send of the halo whose receiver first waits for the sender's large
+     * send of every other double (MPI's way, moved only while the sender makes MPI
+     * progress), while the right neighbour's small message waits in the sender's queue,
+     * received last. Even ranks send first, odd ranks receive first. */
+    enum { SPREAD_DOUBLES = 1 << 19 };
+    double *spread_out = (double *)malloc(sizeof(double) * SPREAD_DOUBLES);
+    double *spread_in = (double *)calloc(SPREAD_DOUBLES, sizeof(double));
+    for (int i = 0; i < SPREAD_DOUBLES; i++)
+        spread_out[i] = rank * 1e7 + i;
+    MPI_Datatype every_other;
+    MPI_Type_vector(SPREAD_DOUBLES / 2, 1, 2, MPI_DOUBLE, &every_other);
+    MPI_Type_commit(&every_other);
+    int queued = rank, queued_in = -1;
+    MPI_Isend(spread_out, 1, every_other, right, 13, MPI_COMM_WORLD, &request);
+    MPI_Send(&queued, 1, MPI_INT, left, 14, MPI_COMM_WORLD);
+    MPI_Probe(right, 14, MPI_COMM_WORLD, &status); /* in the queue, not received */
+    memset(packed, 0, sizeof(double) * halo_doubles);
+    if (rank % 2 == 0)
+        MPI_Send(&grid[to_right], 1, halo, right, 15, MPI_COMM_WORLD);
+    MPI_Recv(spread_in, 1, every_other, left, 13, MPI_COMM_WORLD, &status);
+    MPI_Recv(packed, halo_doubles, MPI_DOUBLE, left, 15, MPI_COMM_WORLD, &status);
+    if (rank % 2)
+        MPI_Send(&grid[to_right], 1, halo, right, 15, MPI_COMM_WORLD);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Recv(&queued_in, 1, MPI_INT, right, 14, MPI_COMM_WORLD, &status);
+    check_packed(packed, left, to_right, "send behind a send that needs the sender's progress");
+    for (int i = 0, wrong = 0; i < SPREAD_DOUBLES && !wrong; i++)
+        if (spread_in[i] != (i % 2 ? 0 : left * 1e7 + i)) {
+            CHECK(0, "every other double: element %d is %g", i, spread_in[i]);
+            wrong = 1;
+        }
+    CHECK(queued_in == right, "queued message %d", queued_in);
+    MPI_Type_free(&every_other);
+    free(spread_out);
+    free(spread_in);
 
     /* Small plain messages: one as long as a zero-copy header, full of bytes that look
      * like one, and a short one. */

@@ -196,7 +196,11 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * is posted to MPI at once (or once the earlier one is through) and finished inside
  * MPI's progress, in whatever MPI call the program makes: a zero-copy message from a
  * blocking sender is copied straight into @p buf there. With MPICH the request's poll
- * and wait functions match and read the message in MPI_Test and MPI_Wait*, and a
+ * and wait functions match and read the message in MPI_Test and MPI_Wait* given this
+ * request (or another zcopy request of the process) and in zcopy's own calls, and in no
+ * other MPI call: a sender blocked on the match (its large or zero-copy send) waits
+ * while this process waits for anything else (MPI_Recv, MPI_Barrier, MPI_Wait on another
+ * request), so complete the request together with the others before such a call. A
  * receive for less than 1031 bytes that no earlier receive waits before is MPI's own
  * MPI_Irecv, request included. MPI_Cancel
  * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so);

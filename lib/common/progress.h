@@ -7,9 +7,9 @@
  * mpix waits for something MPI does not see (a peer's answer in shared memory).
  *
  * MPI_Iprobe is not such a call: MPICH (ch4) and Open MPI (ob1) make progress in it only
- * when it finds no message, and MPICH none at all on a communicator of one process. A
- * message that had come and was not yet received stopped every probe's progress, and a
- * wait that relied on them waited for ever for a peer that waited for this process's
+ * when it finds no message, and MPICH none at all on a communicator of one process, so
+ * one message that has come and is not yet received stops every probe's progress, and
+ * a wait relying on probes can wait for ever for a peer that waits for this process's
  * own large send. Testing a request that is not complete makes progress in both: here a
  * generalized request started for the purpose, tested, completed and freed.
  *

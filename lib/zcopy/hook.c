@@ -36,6 +36,7 @@
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/keyval.h"
+#include "common/progress.h"
 #include "common/self_state.h"
 
 #include <pthread.h>
@@ -598,10 +599,8 @@ static int completes_in_progress(int *deferred)
         int at_free = atomic_load_explicit(&probe->fired, memory_order_acquire);
         rc = PMPI_Send(&out, 1, MPI_BYTE, 0, 0, self);
         double until = PMPI_Wtime() + 1.0;
-        while (rc == MPI_SUCCESS && !atomic_load_explicit(&probe->fired, memory_order_acquire) && PMPI_Wtime() < until) {
-            int flag;
-            rc = PMPI_Iprobe(0, 1, self, &flag, MPI_STATUS_IGNORE);   /* progress */
-        }
+        while (rc == MPI_SUCCESS && !atomic_load_explicit(&probe->fired, memory_order_acquire) && PMPI_Wtime() < until)
+            rc = mpix_mpi_progress();
         *deferred = rc == MPI_SUCCESS && !at_free && atomic_load_explicit(&probe->fired, memory_order_acquire);
     }
     if (atomic_load_explicit(&probe->fired, memory_order_acquire))

@@ -6,7 +6,9 @@
  * which the test sees in the path statistics and in /proc/self/smaps; the third tries
  * only what the kernel deferred. A message whose extent holds no whole unit folds
  * nothing, a buffer marked MADV_NOHUGEPAGE is refused by the kernel (counted) and left
- * alone, a 40 MiB message is folded over two calls (at most 16 units a call), and a
+ * alone, a 40 MiB message is folded over two calls (at most 16 units a call; its
+ * buffer lies across a 256 GiB boundary where that address is free, whose units on
+ * either side a former hash of the sights table gave one entry), and a
  * message of two blocks 3 GiB apart (more units than the sight table holds) folds
  * nothing, and of a sparse layout only the units its blocks touch are counted. With
  * MPIX_ZCOPY_COLLAPSE=off (the second meson row) nothing is folded or tried. Both rows
@@ -28,9 +30,12 @@
  * cost what a fold costs: in a fresh process at the 23rd sight for this vector, which
  * touches 1152 of the 2040 pages of its extent (0.45 ms / (36 us * 1152 / 2040)), then at
  * a sight worked out from the folds this process timed, which may hold back the other
- * units of the same call. It sends one buffer until each of its units was tried once and
- * asserts the first was tried at the 23rd sight, then a second buffer likewise, whose
- * units must be tried at their second sight or later. The rows that count folds per call
+ * units of the same call. It sends one buffer until each of its units was tried, asserts
+ * from the folds its madvise records that no unit was tried again within the 64 sights
+ * of a refold but after a deferral, and that the first was tried at the 23rd sight; then
+ * a second buffer likewise, whose units must be tried at their second sight or later
+ * (on a loaded machine a slow first fold may put the others' sight past 64 later, and
+ * refold the first meanwhile). The rows that count folds per call
  * exactly lift the time a call may go on folding (MPIX_ZCOPY_FOLD_CALL_US=0); the fifth
  * row (zcopy_collapse_time) sets it to 1 us and checks that 20 units due at once are
  * folded one or two a call, each once. */
@@ -59,14 +64,37 @@ static struct {
     size_t bytes[2];
 } faults;
 
+/* The folds asked of one buffer's units (the measured row), each with the sight it was
+ * asked at and the kernel's answer (0 or errno). */
+enum { MAX_TRIES = 64, REFOLD_SIGHTS = 64 };
+typedef struct fold_try {
+    const char *unit;
+    int sight, error;
+} fold_try;
+static struct {
+    const char *start;   /* the buffer watched, BUFFER_BYTES long; NULL: none */
+    int sight;           /* the sight now being sent */
+    int count;
+    fold_try tries[MAX_TRIES];
+} watched;
+
 /* Replaces the C library's madvise for this executable and the library archive linked
  * into it: everything goes to the kernel except, in the faults row, folds of the test's
- * buffers, of which the second of every four is answered EAGAIN and the fourth ENOMEM.
+ * buffers, of which the second of every four is answered EAGAIN and the fourth ENOMEM;
+ * folds of the watched buffer are recorded.
  * Hidden, so the dynamic symbol table keeps naming the C library's: UCX's and Open MPI's
  * memory hooks patch the code of the madvise they find there, and would otherwise patch
  * this one out of the way. */
 __attribute__((visibility("hidden"))) int madvise(void *address, size_t bytes, int advice)
 {
+    if (advice == MADV_COLLAPSE && (const char *)address >= watched.start &&
+        (const char *)address < watched.start + BUFFER_BYTES && watched.count < MAX_TRIES) {
+        int rc = (int)syscall(SYS_madvise, address, bytes, advice), error = errno;
+        watched.tries[watched.count++] = (fold_try){ (const char *)address, watched.sight,
+                                                     rc == 0 ? 0 : error };
+        errno = error;
+        return rc;
+    }
     for (int i = 0; faults.on && advice == MADV_COLLAPSE && i < 2; i++) {
         if ((const char *)address < faults.start[i] || (const char *)address >= faults.start[i] + faults.bytes[i])
             continue;
@@ -137,35 +165,83 @@ static long huge_kib_at(const void *address)
 
 static double value_at(int round, size_t i) { return round * 1e8 + (double)i; }
 
-/* Sends @buffer (rank 0) into rank 1's until every unit of both was tried, at most 255
- * times; the sights at which the first and the last were (0: never). */
+/* The 40 MiB buffer, placed where that address is free so that its units straddle unit
+ * 0x20000 (256 GiB): units on either side of such an address shared sights entries under
+ * the table's former hash, and were never folded (the buffer's address is the kernel's
+ * choice otherwise, which made that a 1-in-150 failure). *@placed: mapped there. */
+static char *big_buffer(size_t bytes, int *placed)
+{
+#ifdef MAP_FIXED_NOREPLACE
+    void *at = (void *)((uintptr_t)0x1fffd * UNIT);
+    void *big = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if ((*placed = big == at))
+        return big;
+    if (big != MAP_FAILED)   /* a kernel before 4.17 takes the flag for a hint */
+        munmap(big, bytes);
+#endif
+    *placed = 0;
+    return aligned_alloc(UNIT, bytes);
+}
+
+static void big_buffer_free(char *big, size_t bytes, int placed)
+{
+    if (placed)
+        munmap(big, bytes);
+    else
+        free(big);
+}
+
+/* Sends @buffer (rank 0) into rank 1's until every unit of both was tried, at most
+ * SIGHT_MAX sights and one more per unit (a unit due at the last sight may be held back
+ * a call by the time one call may fold). Checks, from the folds recorded, that each unit
+ * was tried and never again within REFOLD_SIGHTS sights unless the kernel deferred it:
+ * units far apart in time (the first fold, slow on a loaded machine, raises the others'
+ * sight) are refolded meanwhile, which the statistics alone cannot tell from a unit tried
+ * twice. The sights at which the first and the last unit were first tried (0: never). */
 static void sends_until_folded(int rank, double *buffer, MPI_Datatype vector, int first_tag, int *first, int *last)
 {
+    enum { SIGHT_MAX = 255 };
     size_t doubles = BUFFER_BYTES / sizeof(double);
-    unsigned long tried_so_far = 0;
-    int more = 1;
+    watched.start = (const char *)buffer;
+    watched.count = 0;
+    const char *units[WHOLE_UNITS];
+    int units_tried = 0, more = 1;
     *first = *last = 0;
-    for (int sight = 1; sight <= 255 && more; sight++) {
-        zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
+    for (int sight = 1; sight <= SIGHT_MAX + WHOLE_UNITS && more; sight++) {
         for (size_t i = 0; i < doubles; i += 512)
             buffer[i] = rank == 0 ? value_at(sight, i) : -1;
+        watched.sight = sight;
         int tag = first_tag + sight;
         int rc = rank == 0 ? MPIX_Send_zcopy(buffer, 1, vector, 1, tag, MPI_COMM_WORLD)
                            : MPIX_Recv_zcopy(buffer, 1, vector, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         CHECK(rc == MPI_SUCCESS, "sight %d: %s", sight, mpix_test_error_string(rc));
         if (rank == 1)
             CHECK(buffer[512] == value_at(sight, 512), "sight %d: got %g", sight, buffer[512]);
-        unsigned long tried_now = tried(folds_between(before, zcopy_stats_of(MPI_COMM_WORLD)));
-        if (tried_now && !*first)
-            *first = sight;
-        if (tried_now)
-            *last = sight;
-        tried_so_far += tried_now;
-        int mine = tried_so_far < WHOLE_UNITS;   /* both ranks go on while either has units left */
+        units_tried = 0;
+        for (int t = 0; t < watched.count; t++) {
+            int known = 0;
+            for (int u = 0; u < units_tried && !known; u++)
+                known = units[u] == watched.tries[t].unit;
+            if (!known && units_tried < WHOLE_UNITS) {
+                units[units_tried++] = watched.tries[t].unit;
+                *first = *first ? *first : watched.tries[t].sight;
+                *last = watched.tries[t].sight;
+            }
+        }
+        int mine = units_tried < WHOLE_UNITS;   /* both ranks go on while either has units left */
         MPI_Allreduce(&mine, &more, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     }
-    CHECK(tried_so_far == WHOLE_UNITS, "rank %d: %lu units tried, want %d, each once", rank, tried_so_far,
-          WHOLE_UNITS);
+    CHECK(units_tried == WHOLE_UNITS && watched.count < MAX_TRIES, "rank %d: %d units tried of %d (%d folds asked)",
+          rank, units_tried, WHOLE_UNITS, watched.count);
+    for (int t = 0; t < watched.count; t++)
+        for (int earlier = 0; earlier < t; earlier++) {
+            const fold_try *now = &watched.tries[t], *before = &watched.tries[earlier];
+            int deferred = before->error == EAGAIN || before->error == EBUSY;
+            CHECK(now->unit != before->unit || deferred || now->sight - before->sight >= REFOLD_SIGHTS,
+                  "rank %d: unit %p tried at sight %d and again at %d (the kernel answered %d)", rank,
+                  (const void *)now->unit, before->sight, now->sight, before->error);
+        }
+    watched.start = NULL;
 }
 
 /* A call goes on folding units due for MPIX_ZCOPY_FOLD_CALL_US after its first fold; this
@@ -241,7 +317,10 @@ int main(int argc, char **argv)
     double *buffer = aligned_alloc(UNIT, BUFFER_BYTES);
     size_t doubles = BUFFER_BYTES / sizeof(double);
     enum { BIG_UNITS = 20, FOLDS_PER_CALL = 16 };
-    char *big = aligned_alloc(UNIT, (size_t)BIG_UNITS * UNIT);
+    int big_placed;
+    char *big = big_buffer((size_t)BIG_UNITS * UNIT, &big_placed);
+    printf("zcopy_collapse: rank %d: the 40 MiB buffer at %p%s\n", rank, (void *)big,
+           big_placed ? ", across unit 0x20000" : " (the kernel's choice: 0x3fffa00000 was taken)");
     const char *faults_setting = getenv("MPIX_TEST_COLLAPSE_FAULTS");
     faults.on = faults_setting && strcmp(faults_setting, "1") == 0;
     faults.start[0] = (const char *)buffer;
@@ -259,14 +338,14 @@ int main(int argc, char **argv)
     const char *time_setting = getenv("MPIX_TEST_COLLAPSE_TIME");
     if (collapse_on && time_setting && strcmp(time_setting, "1") == 0) {
         time_budget_policy(rank, big, kernel_can_fold);
-        free(big);
+        big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
         free(buffer);
         MPI_Type_free(&vector);
         return mpix_test_finish("zcopy_collapse");
     }
     if (collapse_on && !getenv("MPIX_ZCOPY_FOLD_SIGHT")) {
         measured_policy(rank, vector);
-        free(big);
+        big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
         free(buffer);
         MPI_Type_free(&vector);
         return mpix_test_finish("zcopy_collapse");
@@ -452,7 +531,7 @@ int main(int argc, char **argv)
         munmap(sparse_mapping, sparse_bytes);
     }
 
-    free(big);
+    big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
     free(unfoldable);
     free(buffer);
     MPI_Type_free(&vector);

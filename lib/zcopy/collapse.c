@@ -74,9 +74,10 @@ static const double SIGHT_SAVING_NS = 36000.0;
 enum { TOUCH_WALK_BLOCKS_PER_UNIT = 4 };
 
 /* Direct-mapped: a message's units are consecutive and at most the table's size
- * (mpix_zcopy_collapse), so they never take each other's entries. A hash mixing in the
- * higher bits made units on either side of an address like 0x7f4000000000 share entries
- * (2 of 300 runs of a 40 MiB message on a loaded machine), and such a pair was never due. */
+ * (mpix_zcopy_collapse), so they never take each other's entries. An index that mixes
+ * in higher bits can give two units of one message one entry (units on either side of an
+ * address like 0x7f4000000000), and each then resets the other's sights: neither is ever
+ * due. */
 static _Atomic uint64_t *entry_of(mpix_zcopy_process *process, uintptr_t unit)
 {
     return &process->collapse_sights[unit % MPIX_ZCOPY_COLLAPSE_UNITS];

@@ -7,8 +7,8 @@
  * only what the kernel deferred. A message whose extent holds no whole unit folds
  * nothing, a buffer marked MADV_NOHUGEPAGE is refused by the kernel (counted) and left
  * alone, a 40 MiB message is folded over two calls (at most 16 units a call; its
- * buffer lies across a 256 GiB boundary where that address is free, whose units on
- * either side a former hash of the sights table gave one entry), and a
+ * buffer lies across a 256 GiB boundary where that address is free, where a sights
+ * table indexed by a mix of the unit's bits would give two of its units one entry), and a
  * message of two blocks 3 GiB apart (more units than the sight table holds) folds
  * nothing, and of a sparse layout only the units its blocks touch are counted. With
  * MPIX_ZCOPY_COLLAPSE=off (the second meson row) nothing is folded or tried. Both rows
@@ -87,7 +87,7 @@ static struct {
  * this one out of the way. */
 __attribute__((visibility("hidden"))) int madvise(void *address, size_t bytes, int advice)
 {
-    if (advice == MADV_COLLAPSE && (const char *)address >= watched.start &&
+    if (advice == MADV_COLLAPSE && watched.start && (const char *)address >= watched.start &&
         (const char *)address < watched.start + BUFFER_BYTES && watched.count < MAX_TRIES) {
         int rc = (int)syscall(SYS_madvise, address, bytes, advice), error = errno;
         watched.tries[watched.count++] = (fold_try){ (const char *)address, watched.sight,
@@ -166,9 +166,9 @@ static long huge_kib_at(const void *address)
 static double value_at(int round, size_t i) { return round * 1e8 + (double)i; }
 
 /* The 40 MiB buffer, placed where that address is free so that its units straddle unit
- * 0x20000 (256 GiB): units on either side of such an address shared sights entries under
- * the table's former hash, and were never folded (the buffer's address is the kernel's
- * choice otherwise, which made that a 1-in-150 failure). *@placed: mapped there. */
+ * 0x20000 (256 GiB): units on either side of such a boundary are the ones a sights table
+ * indexed by a mix of the unit's bits gives one entry, never folded then. The kernel's
+ * choice of address lands there only now and then. *@placed: mapped there. */
 static char *big_buffer(size_t bytes, int *placed)
 {
 #ifdef MAP_FIXED_NOREPLACE

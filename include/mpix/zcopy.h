@@ -169,7 +169,8 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * progress in MPI_Test and MPI_Wait*; a zero-copy message completes once its receiver
  * has read it, and MPI_Cancel has no effect; a message of up to 16 KiB is MPI's own
  * MPI_Isend, request included. A nonblocking send never asks its receiver to share the
- * copy.
+ * copy. A request freed with MPI_Request_free before it completed goes on (the buffer is
+ * the caller's again only when the receiver says it has the data).
  * @param buf      data, not to be modified until the request completes
  * @param count    elements, >= 0
  * @param datatype any committed datatype (it may be freed once the call returned)
@@ -198,9 +199,10 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * blocking sender is copied straight into @p buf there. With MPICH the request's poll
  * and wait functions match and read the message in MPI_Test and MPI_Wait* given this
  * request (or another zcopy request of the process) and in zcopy's own calls, and in no
- * other MPI call: a sender blocked on the match (its large or zero-copy send) waits
- * while this process waits for anything else (MPI_Recv, MPI_Barrier, MPI_Wait on another
- * request), so complete the request together with the others before such a call. A
+ * other MPI call (MPI_Request_get_status included): a sender blocked on the match (its
+ * large or zero-copy send) waits while this process waits for anything else (MPI_Recv,
+ * MPI_Barrier, MPI_Wait on another request), so complete the request together with the
+ * others before such a call. A
  * receive for less than 1031 bytes that no earlier receive waits before is MPI's own
  * MPI_Irecv, request included. MPI_Cancel
  * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so);

@@ -54,6 +54,9 @@ typedef struct hooked_receive {
     int what;                     /* HOOK_RECEIVE: the attribute's records share this field */
     _Atomic int armed;            /* an inner receive is posted and its datatype freed */
     MPI_Request request;          /* the generalized request the caller holds */
+    _Atomic int references;       /* MPI's (free_receive) and the hooks' (complete), as in
+                                     request.c: an MPI may call free_receive at
+                                     MPI_Request_free, before the receive is through */
     mpix_zcopy_comm *zc;
     MPI_Comm comm;
     void *buf;
@@ -224,6 +227,13 @@ static hooked_receive *unlist(mpix_zcopy_hooks *hooks, hooked_receive *receive)
 
 static void complete(hooked_receive *receive, int rc);
 
+/* Lets go of one of @receive's owners' hold (references). */
+static void release_receive(hooked_receive *receive)
+{
+    if (atomic_fetch_sub_explicit(&receive->references, 1, memory_order_acq_rel) == 1)
+        free(receive);
+}
+
 /* @receive is through (@rc): the receives it held back are posted, its request completed. */
 static void through(hooked_receive *receive, int rc)
 {
@@ -250,6 +260,7 @@ static void complete(hooked_receive *receive, int rc)
     MPI_Datatype owned = receive->owns_datatype ? receive->datatype : MPI_DATATYPE_NULL;
     receive->owns_datatype = 0;
     mpix_zcopy_request_done(receive->zc, receive->request, &owned, &receive->error);
+    release_receive(receive);
 }
 
 /* ---- the callback -------------------------------------------------------------------- */
@@ -410,7 +421,7 @@ static int query_receive(void *extra_state, MPI_Status *status)
 
 static int free_receive(void *extra_state)
 {
-    free(extra_state);
+    release_receive(extra_state);
     return MPI_SUCCESS;
 }
 
@@ -455,8 +466,8 @@ int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datat
     hooked_receive *receive = calloc(1, sizeof *receive);
     if (!receive)
         return MPI_ERR_NO_MEM;
-    *receive = (hooked_receive){ .what = HOOK_RECEIVE, .zc = zc, .comm = comm, .buf = buf, .count = count,
-                                 .source = source, .tag = tag, .datatype = datatype };
+    *receive = (hooked_receive){ .what = HOOK_RECEIVE, .references = 2, .zc = zc, .comm = comm, .buf = buf,
+                                 .count = count, .source = source, .tag = tag, .datatype = datatype };
     MPI_Count type_size;
     int rc = PMPI_Type_size_x(datatype, &type_size);
     receive->capacity = type_size * count;

@@ -452,7 +452,9 @@ MPIX_API int mpix_interpose_zcopy_request_get_status(MPI_Request request, int *f
         rc = PMPI_Grequest_complete(request);
         *generalized_completed = 1;
     }
-    if (rc == MPI_SUCCESS)
+    /* Only once check() says so: MPI may complete the receive meanwhile, and its flag
+     * would hand the program a header not yet read, and the header's length. */
+    if (rc == MPI_SUCCESS && *flag)
         rc = PMPI_Request_get_status(request, flag, status);
     if (rc == MPI_SUCCESS && *flag && receive && status != MPI_STATUS_IGNORE) {
         if (receive->from_stash)

@@ -33,6 +33,11 @@
 
 typedef struct mpix_zcopy_request {
     MPI_Request request;          /* the generalized request the caller holds */
+    /* Two owners: MPI, until it calls free_request, and the pending list, until the
+     * request is finished. MPICH calls free_request at MPI_Request_free even before the
+     * request is complete (a send freed at once, as programs free sends they never wait
+     * for); the list still holds it then. The last to let go frees it. */
+    _Atomic int references;
     mpix_zcopy_comm *zc;
     MPI_Comm comm;
     int receiving;
@@ -137,12 +142,21 @@ void mpix_zcopy_request_done(mpix_zcopy_comm *zc, MPI_Request request, MPI_Datat
     (void)PMPI_Grequest_complete(request);
 }
 
-/* Hands a finished request to MPI. After this the caller's MPI_Wait may free it. */
+/* Lets go of one of @request's owners' hold (references). */
+static void release(mpix_zcopy_request *request)
+{
+    if (atomic_fetch_sub_explicit(&request->references, 1, memory_order_acq_rel) == 1)
+        free(request);
+}
+
+/* Hands a finished request to MPI, and lets go of the pending list's hold on it: after
+ * this the caller's MPI_Wait may free it. */
 static void finish(mpix_zcopy_request *request)
 {
     MPI_Datatype owned = request->owns_datatype ? request->datatype : MPI_DATATYPE_NULL;
     request->owns_datatype = 0;
     mpix_zcopy_request_done(request->zc, request->request, &owned, &request->error);
+    release(request);
 }
 
 /* One look at every pending request, finishing those done: the progress thread's loop
@@ -363,7 +377,7 @@ static int query_request(void *extra_state, MPI_Status *status)
 
 static int free_request(void *extra_state)
 {
-    free(extra_state); /* its duplicate datatype went when it finished (finish) */
+    release(extra_state); /* its duplicate datatype goes when it finishes (finish) */
     return MPI_SUCCESS;
 }
 
@@ -421,6 +435,7 @@ static int request_new(const char *call, mpix_zcopy_comm *zc, MPI_Comm comm, int
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
         return MPI_ERR_NO_MEM;
+    atomic_init(&request->references, 2);
     request->zc = zc;
     request->comm = comm;
     request->receiving = receiving;
@@ -468,6 +483,7 @@ static void request_post(mpix_zcopy_request *request, MPI_Request *handle)
 static void request_discard(mpix_zcopy_request *request)
 {
     MPI_Request handle = request->request;
+    release(request);   /* the list's hold, never taken up: MPI's goes below */
     /* Both only fail for a handle that is not a generalized request. */
     (void)PMPI_Grequest_complete(handle);
     (void)PMPI_Request_free(&handle);   /* calls free_request */
@@ -541,6 +557,7 @@ static int irecv_proc_null(MPI_Request *handle)
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
         return MPI_ERR_NO_MEM;
+    atomic_init(&request->references, 1);   /* MPI's alone: it is never pending */
     request->receiving = 1;
     request->status.MPI_SOURCE = MPI_PROC_NULL;
     request->status.MPI_TAG = MPI_ANY_TAG;

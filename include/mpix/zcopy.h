@@ -131,7 +131,10 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @p source may be MPI_ANY_SOURCE and @p tag MPI_ANY_TAG; @p status (or
  * MPI_STATUS_IGNORE) gets the source, the tag and a count that MPI_Get_count and
  * MPI_Get_elements read in any datatype. A message longer than the buffer is
- * MPI_ERR_TRUNCATE (the sender still completes).
+ * MPI_ERR_TRUNCATE (the sender still completes; with MPICH, not where the buffer holds
+ * less than 1031 bytes and the message's data more than 16 KiB: that sender waits).
+ * MPI_Probe and its kin are MPI's and see zcopy's message, header included, not the
+ * data: post a buffer for the largest message instead of one sized by a probe.
  * @param buf      where the data goes
  * @param count    elements the buffer holds, >= 0
  * @param datatype any committed datatype

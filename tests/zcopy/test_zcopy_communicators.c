@@ -11,6 +11,7 @@
  * intercommunicator part needs two. With MPIX_TEST_ZCOPY_EXPECT=zero_copy (zero-copy
  * forced) every rank with a peer must have sent and read zero-copy on both. */
 #include "mpix_test.h"
+#include "zcopy_face.h"
 #include "zcopy_stats.h"
 
 #include <mpix/mpix.h>
@@ -23,14 +24,6 @@ static int world_rank;
 static const size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
 
 static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
-
-static MPI_Datatype face_type(void)
-{
-    MPI_Datatype face;
-    MPI_Type_vector(ROWS, ROW_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &face);
-    MPI_Type_commit(&face);
-    return face;
-}
 
 static void fill(double *face, double *small, int me, int iteration)
 {
@@ -112,7 +105,7 @@ static void cartesian_line(void)
     in[0] = malloc(face_doubles * sizeof *in[0]);
     in[1] = malloc(face_doubles * sizeof *in[1]);
     for (int iteration = 0; iteration < 2 * ITERATIONS; iteration++) {
-        MPI_Datatype face = face_type();
+        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
         fill(out, small_out, me, iteration);
         MPI_Status statuses[8];
         for (int side = 0; side < 2; side++)
@@ -187,7 +180,7 @@ static void intercommunicator(void)
         double *out = malloc(face_doubles * sizeof *out), *in = malloc(face_doubles * sizeof *in);
         double small_out[SMALL], small_in[SMALL];
         for (int iteration = 0; iteration < ITERATIONS; iteration++) {
-            MPI_Datatype face = face_type();
+            MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
             /* values name the sender by its rank in its own group, which the receiver knows
              * as the remote rank */
             fill(out, small_out, me, iteration);

@@ -10,6 +10,7 @@
  * and the gaps between a face's blocks stay untouched. The communicator is freed at the
  * end with nothing pending, the freed sends' included. */
 #include "mpix_test.h"
+#include "zcopy_face.h"
 
 #include <mpix/mpix.h>
 #include <string.h>
@@ -61,9 +62,7 @@ static void post(exchange *x, int iteration)
     for (int e = 0; e < SMALL; e++)
         x->small_out[e] = value_at(rank, iteration, e);
     x->plain_out = (int)value_at(rank, iteration, 0) / 1000;
-    MPI_Datatype face;
-    MPI_Type_vector(ROWS, ROW_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &face);
-    MPI_Type_commit(&face);
+    MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
     for (int side = 0; side < 2; side++) {
         for (size_t i = 0; i < face_doubles; i++)
             x->face_in[side][i] = -1;
@@ -200,10 +199,8 @@ static void complete_by_get_status(exchange *x, int iteration, int *undone)
 static void fire_and_forget(double *out, double *in)
 {
     int left = peers[0], right = peers[1];
-    MPI_Datatype face;
     for (int iteration = 0; iteration < ITERATIONS; iteration++) {
-        MPI_Type_vector(ROWS, ROW_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &face);
-        MPI_Type_commit(&face);
+        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
         for (int r = 0; r < ROWS; r++)
             for (int e = 0; e < ROW_DOUBLES; e++)
                 out[r * STRIDE_DOUBLES + e] = value_at(rank, 100 + iteration, r * ROW_DOUBLES + e);

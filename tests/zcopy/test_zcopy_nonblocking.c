@@ -11,6 +11,7 @@
  * the arguments MPI would reject. With MPIX_TEST_ZCOPY_EXPECT=zero_copy the large
  * messages must have gone zero-copy; with =mpi through MPI. */
 #include "mpix_test.h"
+#include "zcopy_face.h"
 #include "zcopy_stats.h"
 
 #include <mpix/mpix.h>
@@ -23,14 +24,6 @@ static MPI_Comm comm;
 static int rank, size;
 
 static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
-
-static MPI_Datatype face_type(void)
-{
-    MPI_Datatype face;
-    MPI_Type_vector(ROWS, ROW_DOUBLES, STRIDE_DOUBLES, MPI_DOUBLE, &face);
-    MPI_Type_commit(&face);
-    return face;
-}
 
 static void fill_face(double *buffer, int iteration)
 {
@@ -73,7 +66,7 @@ static void halo(void)
         fill_face(out, iteration);
         for (int e = 0; e < SMALL; e++)
             small_out[e] = value_at(rank, iteration, e);
-        MPI_Datatype face = face_type();
+        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
         for (int side = 0; side < 2; side++) {
             blank(in[side], face_doubles);
             blank(small_in[side], SMALL);
@@ -133,7 +126,7 @@ static void mixed(void)
     int peer = 1 - rank;
     size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
     double *out = malloc(face_doubles * sizeof *out), *in = malloc(face_doubles * sizeof *in);
-    MPI_Datatype face = face_type();
+    MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
     MPI_Request request;
     MPI_Status status;
     for (int round = 0; round < 4; round++) {

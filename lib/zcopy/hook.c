@@ -54,9 +54,8 @@ typedef struct hooked_receive {
     int what;                     /* HOOK_RECEIVE: the attribute's records share this field */
     _Atomic int armed;            /* an inner receive is posted and its datatype freed */
     MPI_Request request;          /* the generalized request the caller holds */
-    _Atomic int references;       /* MPI's (free_receive) and the hooks' (complete), as in
-                                     request.c: an MPI may call free_receive at
-                                     MPI_Request_free, before the receive is through */
+    _Atomic int references;       /* MPI's (free_receive) and the hooks' (complete):
+                                     mpix_zcopy_release_last */
     mpix_zcopy_comm *zc;
     MPI_Comm comm;
     void *buf;
@@ -113,7 +112,7 @@ int mpix_zcopy_hook_set(MPI_Datatype type, void *record)
 /* Drops a reference to @send; the last ends it. */
 static void send_release(hooked_send *send)
 {
-    if (atomic_fetch_sub_explicit(&send->references, 1, memory_order_acq_rel) == 1) {
+    if (mpix_zcopy_release_last(&send->references)) {
         mpix_zcopy_send_end(&send->send, MPI_SUCCESS);
         free(send);
     }
@@ -230,7 +229,7 @@ static void complete(hooked_receive *receive, int rc);
 /* Lets go of one of @receive's owners' hold (references). */
 static void release_receive(hooked_receive *receive)
 {
-    if (atomic_fetch_sub_explicit(&receive->references, 1, memory_order_acq_rel) == 1)
+    if (mpix_zcopy_release_last(&receive->references))
         free(receive);
 }
 

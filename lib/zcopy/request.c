@@ -34,9 +34,8 @@
 typedef struct mpix_zcopy_request {
     MPI_Request request;          /* the generalized request the caller holds */
     /* Two owners: MPI, until it calls free_request, and the pending list, until the
-     * request is finished. MPICH calls free_request at MPI_Request_free even before the
-     * request is complete (a send freed at once, as programs free sends they never wait
-     * for); the list still holds it then. The last to let go frees it. */
+     * request is finished (mpix_zcopy_release_last): a send freed at once, as programs
+     * free sends they never wait for, is still on the list. */
     _Atomic int references;
     mpix_zcopy_comm *zc;
     MPI_Comm comm;
@@ -145,7 +144,7 @@ void mpix_zcopy_request_done(mpix_zcopy_comm *zc, MPI_Request request, MPI_Datat
 /* Lets go of one of @request's owners' hold (references). */
 static void release(mpix_zcopy_request *request)
 {
-    if (atomic_fetch_sub_explicit(&request->references, 1, memory_order_acq_rel) == 1)
+    if (mpix_zcopy_release_last(&request->references))
         free(request);
 }
 

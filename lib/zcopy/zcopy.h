@@ -701,6 +701,16 @@ void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header 
 
 /* ---- nonblocking calls (request.c, hook.c) --------------------------------------------- */
 
+/* Drops one hold on an object several owners share (@references counts them): 1 when it
+ * was the last, and the caller then ends and frees the object. A request's owners are
+ * MPI, until it calls the generalized request's free function, which MPICH does at
+ * MPI_Request_free even before the request is complete, and the library, until the
+ * request is through. */
+static inline int mpix_zcopy_release_last(_Atomic int *references)
+{
+    return atomic_fetch_sub_explicit(references, 1, memory_order_acq_rel) == 1;
+}
+
 /* Whether one message could match both envelopes (wildcards allowed). */
 static inline int mpix_zcopy_envelopes_overlap(int source_a, int tag_a, int source_b, int tag_b)
 {

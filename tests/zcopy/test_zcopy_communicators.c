@@ -17,29 +17,22 @@
 #include <mpix/mpix.h>
 #include <string.h>
 
-enum { ROWS = 64, ROW_DOUBLES = 512, STRIDE_DOUBLES = 640, SMALL = 12, ITERATIONS = 4 };
+enum { SMALL = 12, ITERATIONS = 4 };
 enum { FACE_TAG = 21, SMALL_TAG = 22 };
 
 static int world_rank;
-static const size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
-
-static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
 
 static void fill(double *face, double *small, int me, int iteration)
 {
-    for (int r = 0; r < ROWS; r++)
-        for (int e = 0; e < STRIDE_DOUBLES; e++)
-            face[r * STRIDE_DOUBLES + e] = e < ROW_DOUBLES ? value_at(me, iteration, r * ROW_DOUBLES + e) : -2;
+    zcopy_face_fill(face, me, iteration);
     for (int e = 0; e < SMALL; e++)
-        small[e] = value_at(me, iteration, e);
+        small[e] = zcopy_value(me, iteration, e);
 }
 
 static void blank(double *face, double *small)
 {
-    for (size_t i = 0; i < face_doubles; i++)
-        face[i] = -1;
-    for (int e = 0; e < SMALL; e++)
-        small[e] = -1;
+    zcopy_blank(face, ZCOPY_FACE_SPAN);
+    zcopy_blank(small, SMALL);
 }
 
 /* Checks what arrived from @from (MPI_PROC_NULL: nothing may have) with @status. */
@@ -54,24 +47,18 @@ static void check_arrival(const char *where, int from, int iteration, const doub
                   small_status->MPI_SOURCE == MPI_PROC_NULL && small_count == 0,
               "%s: MPI_PROC_NULL status %d/%d count %d, small %d/%d", where, face_status->MPI_SOURCE,
               face_status->MPI_TAG, face_count, small_status->MPI_SOURCE, small_count);
-        CHECK(face[0] == -1 && face[face_doubles - 1] == -1 && small[0] == -1, "%s: MPI_PROC_NULL wrote the buffer",
+        CHECK(face[0] == -1 && face[ZCOPY_FACE_SPAN - 1] == -1 && small[0] == -1, "%s: MPI_PROC_NULL wrote the buffer",
               where);
         return;
     }
-    CHECK(face_status->MPI_SOURCE == from && face_status->MPI_TAG == FACE_TAG && face_count == ROWS * ROW_DOUBLES,
+    CHECK(face_status->MPI_SOURCE == from && face_status->MPI_TAG == FACE_TAG && face_count == ZCOPY_FACE_ELEMENTS,
           "%s: face status %d/%d count %d, want %d/%d/%d", where, face_status->MPI_SOURCE, face_status->MPI_TAG,
-          face_count, from, FACE_TAG, ROWS * ROW_DOUBLES);
+          face_count, from, FACE_TAG, ZCOPY_FACE_ELEMENTS);
     CHECK(small_status->MPI_SOURCE == from && small_status->MPI_TAG == SMALL_TAG && small_count == SMALL,
           "%s: small status %d/%d count %d", where, small_status->MPI_SOURCE, small_status->MPI_TAG, small_count);
-    int wrong = -1;
-    for (int r = 0; r < ROWS && wrong < 0; r++)
-        for (int e = 0; e < STRIDE_DOUBLES && wrong < 0; e++) {
-            double want = e < ROW_DOUBLES ? value_at(from, iteration, r * ROW_DOUBLES + e) : -1;
-            if (face[r * STRIDE_DOUBLES + e] != want)
-                wrong = r * STRIDE_DOUBLES + e;
-        }
+    int wrong = zcopy_face_wrong(face, from, iteration);
     CHECK(wrong < 0, "%s: iteration %d: face from %d wrong at element %d", where, iteration, from, wrong);
-    CHECK(small[0] == value_at(from, iteration, 0) && small[SMALL - 1] == value_at(from, iteration, SMALL - 1),
+    CHECK(small[0] == zcopy_value(from, iteration, 0) && small[SMALL - 1] == zcopy_value(from, iteration, SMALL - 1),
           "%s: iteration %d: small from %d wrong", where, iteration, from);
 }
 
@@ -101,11 +88,11 @@ static void cartesian_line(void)
     MPI_Comm_rank(line, &me);
     MPI_Cart_shift(line, 0, 1, &left, &right);
     int neighbours[2] = { left, right };
-    double *out = malloc(face_doubles * sizeof *out), *in[2], small_out[SMALL], small_in[2][SMALL];
-    in[0] = malloc(face_doubles * sizeof *in[0]);
-    in[1] = malloc(face_doubles * sizeof *in[1]);
+    double *out = malloc(ZCOPY_FACE_SPAN * sizeof *out), *in[2], small_out[SMALL], small_in[2][SMALL];
+    in[0] = malloc(ZCOPY_FACE_SPAN * sizeof *in[0]);
+    in[1] = malloc(ZCOPY_FACE_SPAN * sizeof *in[1]);
     for (int iteration = 0; iteration < 2 * ITERATIONS; iteration++) {
-        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
+        MPI_Datatype face = zcopy_face_type();
         fill(out, small_out, me, iteration);
         MPI_Status statuses[8];
         for (int side = 0; side < 2; side++)
@@ -177,10 +164,10 @@ static void intercommunicator(void)
     CHECK(inter, "not an intercommunicator");
     if (me < remote_size) {
         int partner = me;
-        double *out = malloc(face_doubles * sizeof *out), *in = malloc(face_doubles * sizeof *in);
+        double *out = malloc(ZCOPY_FACE_SPAN * sizeof *out), *in = malloc(ZCOPY_FACE_SPAN * sizeof *in);
         double small_out[SMALL], small_in[SMALL];
         for (int iteration = 0; iteration < ITERATIONS; iteration++) {
-            MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
+            MPI_Datatype face = zcopy_face_type();
             /* values name the sender by its rank in its own group, which the receiver knows
              * as the remote rank */
             fill(out, small_out, me, iteration);

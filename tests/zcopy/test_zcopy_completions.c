@@ -33,7 +33,7 @@ static const double get_status_seconds = 0.02;
 static const double get_status_seconds = 2.0;
 #endif
 
-enum { ROWS = 64, ROW_DOUBLES = 512, STRIDE_DOUBLES = 640, SMALL = 16, ITERATIONS = 5 };
+enum { SMALL = 16, ITERATIONS = 5 };
 enum { FACE_TAG = 11, SMALL_TAG = 12, PLAIN_TAG = 13, ANSWER_TAG = 14 };
 /* The requests of one exchange: 0-1 face receives, 2-3 small receives, 4-5 plain
  * receives, 6-7 face sends, 8-9 small sends, 10-11 plain sends, 12 MPI_REQUEST_NULL. */
@@ -41,9 +41,6 @@ enum { REQUESTS = 13, SENDS_FROM = 6, NULL_AT = 12 };
 
 static MPI_Comm comm;
 static int rank, size, peers[2];
-static size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
-
-static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
 
 typedef struct exchange {
     double *face_out, *face_in[2], small_out[SMALL], small_in[2][SMALL];
@@ -56,18 +53,14 @@ typedef struct exchange {
  * to the left). */
 static void post(exchange *x, int iteration)
 {
-    for (int r = 0; r < ROWS; r++)
-        for (int e = 0; e < STRIDE_DOUBLES; e++)
-            x->face_out[r * STRIDE_DOUBLES + e] = e < ROW_DOUBLES ? value_at(rank, iteration, r * ROW_DOUBLES + e) : -2;
+    zcopy_face_fill(x->face_out, rank, iteration);
     for (int e = 0; e < SMALL; e++)
-        x->small_out[e] = value_at(rank, iteration, e);
-    x->plain_out = (int)value_at(rank, iteration, 0) / 1000;
-    MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
+        x->small_out[e] = zcopy_value(rank, iteration, e);
+    x->plain_out = (int)zcopy_value(rank, iteration, 0) / 1000;
+    MPI_Datatype face = zcopy_face_type();
     for (int side = 0; side < 2; side++) {
-        for (size_t i = 0; i < face_doubles; i++)
-            x->face_in[side][i] = -1;
-        for (int e = 0; e < SMALL; e++)
-            x->small_in[side][e] = -1;
+        zcopy_blank(x->face_in[side], ZCOPY_FACE_SPAN);
+        zcopy_blank(x->small_in[side], SMALL);
         x->plain_in[side] = -1;
         int rc = MPIX_Irecv_zcopy(x->face_in[side], 1, face, peers[side], FACE_TAG, comm, &x->requests[side]);
         CHECK(rc == MPI_SUCCESS, "irecv face: %s", mpix_test_error_string(rc));
@@ -96,23 +89,16 @@ static void check_received(const exchange *x, int iteration, int index, const MP
     CHECK(status->MPI_SOURCE == from && status->MPI_TAG == tag, "%s: request %d's status says %d/%d, want %d/%d", how,
           index, status->MPI_SOURCE, status->MPI_TAG, from, tag);
     MPI_Get_count(status, index / 2 == 2 ? MPI_INT : MPI_DOUBLE, &count);
-    int want = index / 2 == 0 ? ROWS * ROW_DOUBLES : index / 2 == 1 ? SMALL : 1;
+    int want = index / 2 == 0 ? ZCOPY_FACE_ELEMENTS : index / 2 == 1 ? SMALL : 1;
     CHECK(count == want, "%s: request %d counted %d, want %d", how, index, count, want);
     if (index / 2 == 0) {
-        int wrong = -1;
-        for (int r = 0; r < ROWS && wrong < 0; r++)
-            for (int e = 0; e < STRIDE_DOUBLES && wrong < 0; e++) {
-                double got = x->face_in[side][r * STRIDE_DOUBLES + e];
-                double expected = e < ROW_DOUBLES ? value_at(from, iteration, r * ROW_DOUBLES + e) : -1;
-                if (got != expected)
-                    wrong = r * STRIDE_DOUBLES + e;
-            }
+        int wrong = zcopy_face_wrong(x->face_in[side], from, iteration);
         CHECK(wrong < 0, "%s: iteration %d: face from %d wrong at element %d", how, iteration, from, wrong);
     } else if (index / 2 == 1)
-        CHECK(x->small_in[side][SMALL - 1] == value_at(from, iteration, SMALL - 1) && x->small_in[side][0] ==
-                  value_at(from, iteration, 0), "%s: iteration %d: small from %d wrong", how, iteration, from);
+        CHECK(x->small_in[side][SMALL - 1] == zcopy_value(from, iteration, SMALL - 1) && x->small_in[side][0] ==
+                  zcopy_value(from, iteration, 0), "%s: iteration %d: small from %d wrong", how, iteration, from);
     else
-        CHECK(x->plain_in[side] == (int)value_at(from, iteration, 0) / 1000, "%s: plain from %d: %d", how, from,
+        CHECK(x->plain_in[side] == (int)zcopy_value(from, iteration, 0) / 1000, "%s: plain from %d: %d", how, from,
               x->plain_in[side]);
 }
 
@@ -200,12 +186,9 @@ static void fire_and_forget(double *out, double *in)
 {
     int left = peers[0], right = peers[1];
     for (int iteration = 0; iteration < ITERATIONS; iteration++) {
-        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
-        for (int r = 0; r < ROWS; r++)
-            for (int e = 0; e < ROW_DOUBLES; e++)
-                out[r * STRIDE_DOUBLES + e] = value_at(rank, 100 + iteration, r * ROW_DOUBLES + e);
-        for (size_t i = 0; i < face_doubles; i++)
-            in[i] = -1;
+        MPI_Datatype face = zcopy_face_type();
+        zcopy_face_fill(out, rank, 100 + iteration);
+        zcopy_blank(in, ZCOPY_FACE_SPAN);
         MPI_Request request;
         int rc = MPIX_Isend_zcopy(out, 1, face, right, FACE_TAG, comm, &request);
         CHECK(rc == MPI_SUCCESS, "isend to free: %s", mpix_test_error_string(rc));
@@ -217,9 +200,9 @@ static void fire_and_forget(double *out, double *in)
         CHECK(rc == MPI_SUCCESS && status.MPI_SOURCE == left, "receive of a freed send: %s",
               mpix_test_error_string(rc));
         MPI_Type_free(&face);
-        CHECK(in[STRIDE_DOUBLES * (ROWS - 1) + ROW_DOUBLES - 1] == value_at(left, 100 + iteration, ROWS * ROW_DOUBLES - 1) &&
-                  in[ROW_DOUBLES] == -1,
-              "iteration %d: the freed send's face from %d arrived wrong", iteration, left);
+        int wrong = zcopy_face_wrong(in, left, 100 + iteration);
+        CHECK(wrong < 0, "iteration %d: the freed send's face from %d arrived wrong at element %d", iteration, left,
+              wrong);
         int answer = iteration, answered = -1;
         MPI_Sendrecv(&answer, 1, MPI_INT, left, ANSWER_TAG, &answered, 1, MPI_INT, right, ANSWER_TAG, comm,
                      MPI_STATUS_IGNORE);
@@ -234,9 +217,9 @@ int main(int argc, char **argv)
     peers[0] = (rank + size - 1) % size;
     peers[1] = (rank + 1) % size;
     exchange x;
-    x.face_out = malloc(face_doubles * sizeof(double));
-    x.face_in[0] = malloc(face_doubles * sizeof(double));
-    x.face_in[1] = malloc(face_doubles * sizeof(double));
+    x.face_out = malloc(ZCOPY_FACE_SPAN * sizeof(double));
+    x.face_in[0] = malloc(ZCOPY_FACE_SPAN * sizeof(double));
+    x.face_in[1] = malloc(ZCOPY_FACE_SPAN * sizeof(double));
     int undone = 0;
     for (int iteration = 0; iteration < 3 * ITERATIONS; iteration++) {
         post(&x, iteration);

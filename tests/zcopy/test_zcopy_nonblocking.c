@@ -17,43 +17,16 @@
 #include <mpix/mpix.h>
 #include <string.h>
 
-enum { ROWS = 64, ROW_DOUBLES = 512, STRIDE_DOUBLES = 640, SMALL = 16, ITERATIONS = 6 };
+enum { SMALL = 16, ITERATIONS = 6 };
 enum { FACE_TAG = 7, SMALL_TAG = 8 };
 
 static MPI_Comm comm;
 static int rank, size;
 
-static double value_at(int from, int iteration, int element) { return from * 1e8 + iteration * 1e6 + element; }
-
-static void fill_face(double *buffer, int iteration)
-{
-    for (int r = 0; r < ROWS; r++)
-        for (int e = 0; e < STRIDE_DOUBLES; e++)
-            buffer[r * STRIDE_DOUBLES + e] = e < ROW_DOUBLES ? value_at(rank, iteration, r * ROW_DOUBLES + e) : -2.0;
-}
-
-/* -1 where nothing may be written, so a copy into the gaps shows. */
-static void blank(double *buffer, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        buffer[i] = -1.0;
-}
-
-static int face_wrong(const double *buffer, int from, int iteration)
-{
-    for (int r = 0; r < ROWS; r++)
-        for (int e = 0; e < STRIDE_DOUBLES; e++) {
-            double want = e < ROW_DOUBLES ? value_at(from, iteration, r * ROW_DOUBLES + e) : -1.0;
-            if (buffer[r * STRIDE_DOUBLES + e] != want)
-                return r * STRIDE_DOUBLES + e;
-        }
-    return -1;
-}
-
 static void halo(void)
 {
     int left = (rank + size - 1) % size, right = (rank + 1) % size, peers[2] = { left, right };
-    size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
+    size_t face_doubles = ZCOPY_FACE_SPAN;
     double *out = malloc(face_doubles * sizeof *out), *in[2], small_in[2][SMALL], small_out[SMALL];
     for (int side = 0; side < 2; side++)
         in[side] = malloc(face_doubles * sizeof *in[side]);
@@ -63,13 +36,13 @@ static void halo(void)
             first = zcopy_stats_of(comm);
         MPI_Request requests[8];
         MPI_Status statuses[8];
-        fill_face(out, iteration);
+        zcopy_face_fill(out, rank, iteration);
         for (int e = 0; e < SMALL; e++)
-            small_out[e] = value_at(rank, iteration, e);
-        MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
+            small_out[e] = zcopy_value(rank, iteration, e);
+        MPI_Datatype face = zcopy_face_type();
         for (int side = 0; side < 2; side++) {
-            blank(in[side], face_doubles);
-            blank(small_in[side], SMALL);
+            zcopy_blank(in[side], face_doubles);
+            zcopy_blank(small_in[side], SMALL);
             CHECK(MPIX_Irecv_zcopy(in[side], 1, face, peers[side], FACE_TAG, comm, &requests[side]) == MPI_SUCCESS,
                   "irecv face");
             CHECK(MPIX_Irecv_zcopy(small_in[side], SMALL, MPI_DOUBLE, peers[side], SMALL_TAG, comm,
@@ -94,14 +67,14 @@ static void halo(void)
             CHECK(statuses[side].MPI_SOURCE == from && statuses[side].MPI_TAG == FACE_TAG, "face status %d/%d",
                   statuses[side].MPI_SOURCE, statuses[side].MPI_TAG);
             MPI_Get_count(&statuses[side], MPI_DOUBLE, &count);
-            CHECK(count == ROWS * ROW_DOUBLES, "face count %d", count);
-            int wrong = face_wrong(in[side], from, iteration);
+            CHECK(count == ZCOPY_FACE_ELEMENTS, "face count %d", count);
+            int wrong = zcopy_face_wrong(in[side], from, iteration);
             CHECK(wrong < 0, "iteration %d: face from %d wrong at %d (%g)", iteration, from, wrong,
                   wrong < 0 ? 0.0 : in[side][wrong]);
             MPI_Get_count(&statuses[2 + side], MPI_DOUBLE, &count);
             CHECK(count == SMALL && statuses[2 + side].MPI_SOURCE == from, "small count %d source %d", count,
                   statuses[2 + side].MPI_SOURCE);
-            CHECK(small_in[side][SMALL - 1] == value_at(from, iteration, SMALL - 1), "small from %d wrong", from);
+            CHECK(small_in[side][SMALL - 1] == zcopy_value(from, iteration, SMALL - 1), "small from %d wrong", from);
         }
     }
     /* Nonblocking sends are not timed and do not duel: a shape's face goes one way
@@ -124,14 +97,14 @@ static void mixed(void)
     if (rank > 1)
         return;
     int peer = 1 - rank;
-    size_t face_doubles = (size_t)ROWS * STRIDE_DOUBLES;
+    size_t face_doubles = ZCOPY_FACE_SPAN;
     double *out = malloc(face_doubles * sizeof *out), *in = malloc(face_doubles * sizeof *in);
-    MPI_Datatype face = zcopy_face_type(ROWS, ROW_DOUBLES, STRIDE_DOUBLES);
+    MPI_Datatype face = zcopy_face_type();
     MPI_Request request;
     MPI_Status status;
     for (int round = 0; round < 4; round++) {
-        fill_face(out, 100 + round);
-        blank(in, face_doubles);
+        zcopy_face_fill(out, rank, 100 + round);
+        zcopy_blank(in, face_doubles);
         int sender = round % 2 == 0 ? 0 : 1;
         if (rank == sender) {
             CHECK(MPIX_Isend_zcopy(out, 1, face, peer, 3, comm, &request) == MPI_SUCCESS, "isend");
@@ -142,7 +115,7 @@ static void mixed(void)
             CHECK(MPIX_Send_zcopy(out, 1, face, peer, 4, comm) == MPI_SUCCESS, "blocking send");
             CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait irecv");
         }
-        int wrong = face_wrong(in, peer, 100 + round);
+        int wrong = zcopy_face_wrong(in, peer, 100 + round);
         CHECK(wrong < 0, "round %d: face wrong at %d", round, wrong);
     }
     MPI_Type_free(&face);
@@ -255,7 +228,7 @@ static void small_after_large(void)
 {
     if (rank > 1)
         return;
-    enum { ROOM = 4 * ROW_DOUBLES, TAG = 11 };
+    enum { ROOM = 4 * ZCOPY_FACE_ROW_DOUBLES, TAG = 11 };
     static double large[ROOM], small[SMALL];
     MPI_Request requests[2];
     MPI_Status statuses[2];

@@ -128,6 +128,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                        MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "1000",
                                        "microseconds one call may go on folding units due after its first fold (0: "
                                        "no limit but the 16 units a call)" },
+    [MPIX_HINT_ZCOPY_FOLD_THREAD] = { "mpix_zcopy_fold_thread", "MPIX_ZCOPY_FOLD_THREAD", NULL, "zcopy", USER,
+                                      MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
+                                      "fold buffers into huge pages on a thread of the process's own (false: in the "
+                                      "call that finds a unit due, which then waits for the kernel)" },
     [MPIX_HINT_GUARD] = { "mpix_guard", "MPIX_GUARD", NULL, "guard", USER, MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                           "false makes every guarded call the blocking MPI call" },
     [MPIX_HINT_GUARD_COPY_BYTES] = { "mpix_guard_copy_bytes", "MPIX_GUARD_COPY_BYTES", NULL, "guard", USER,

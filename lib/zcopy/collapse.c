@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef MADV_COLLAPSE
@@ -121,30 +122,22 @@ static int budget_left(const mpix_zcopy_process *process, const fold_budget *bud
            (budget->deadline == 0 || process->fold_call_seconds == 0 || PMPI_Wtime() < budget->deadline);
 }
 
-/* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
- * left. A due unit past the budget stays due for its next sight. */
-static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, fold_budget *budget)
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);   /* not MPI_Wtime: the folding thread makes no MPI call */
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+void mpix_zcopy_fold_unit(mpix_zcopy_comm *zc, uintptr_t unit, int folded, uint64_t due)
 {
     mpix_zcopy_process *process = zc->process;
     _Atomic uint64_t *entry = entry_of(process, unit);
-    uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
-    int known = seen >> ENTRY_UNIT_SHIFT == unit, folded = known && (seen >> SIGHT_BITS & 1);
-    uint64_t sights = known ? (seen & SIGHT_MAX) + 1 : 1;
-    uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process, density);
-    if (sights > SIGHT_MAX)
-        sights = SIGHT_MAX;
-    if (sights < due || !budget_left(process, budget)) {
-        set_entry(entry, unit, folded, sights < due ? sights : due - 1);
-        return;
-    }
-    budget->units--;
-    double start = PMPI_Wtime();
-    if (budget->deadline == 0)
-        budget->deadline = start + process->fold_call_seconds;
+    double start = seconds_now();
     if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
         zc->stats.collapsed_units++;
         if (!folded) {   /* a refold finds the unit folded, mostly, and says nothing of the cost */
-            uint64_t took = (uint64_t)((PMPI_Wtime() - start) * 1e9);
+            uint64_t took = (uint64_t)((seconds_now() - start) * 1e9);
             uint64_t mean = atomic_load_explicit(&process->fold_ns, memory_order_relaxed);
             atomic_store_explicit(&process->fold_ns, (3 * mean + took) / 4, memory_order_relaxed);
         }
@@ -156,6 +149,41 @@ static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, fol
         zc->stats.collapse_refused++;
         set_entry(entry, unit, 1, 0);
     }
+}
+
+/* Counts a sight of @unit; folds it when this sight makes it due and @budget has a fold
+ * left, or hands it to the folding thread. A due unit past the budget (or a full queue)
+ * stays due for its next sight. */
+static void fold_if_due(mpix_zcopy_comm *zc, uintptr_t unit, double density, fold_budget *budget)
+{
+    mpix_zcopy_process *process = zc->process;
+    _Atomic uint64_t *entry = entry_of(process, unit);
+    uint64_t seen = atomic_load_explicit(entry, memory_order_relaxed);
+    int known = seen >> ENTRY_UNIT_SHIFT == unit, folded = known && (seen >> SIGHT_BITS & 1);
+    uint64_t sights = known ? (seen & SIGHT_MAX) + 1 : 1;
+    uint64_t due = folded ? REFOLD_SIGHTS : first_fold_sight(process, density);
+    if (sights > SIGHT_MAX)
+        sights = SIGHT_MAX;
+    if (sights >= due && process->folder) {
+        /* Counted as folded until the thread says otherwise (set first: the thread may
+         * answer at once): its next sights count towards the refold, not a second post. */
+        set_entry(entry, unit, 1, 0);
+        int posted = mpix_zcopy_folder_post(process->folder, zc, unit, folded, due);
+        if (posted > 0)
+            return;
+        set_entry(entry, unit, folded, due - 1);
+        if (posted == 0)
+            return;   /* a full queue: due again at the next sight */
+        /* no thread: folded by the calls, as below */
+    }
+    if (sights < due || !budget_left(process, budget)) {
+        set_entry(entry, unit, folded, sights < due ? sights : due - 1);
+        return;
+    }
+    budget->units--;
+    if (budget->deadline == 0)
+        budget->deadline = PMPI_Wtime() + process->fold_call_seconds;
+    mpix_zcopy_fold_unit(zc, unit, folded, due);
 }
 
 /* Marks in @touched (a bit per unit from @first) the units of [first, end) that hold

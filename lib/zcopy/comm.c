@@ -84,6 +84,9 @@ static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extr
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
+    /* The folding thread writes this state's statistics for the units it holds. */
+    for (unsigned long poll = 0; atomic_load_explicit(&zc->folds_pending, memory_order_acquire) > 0; poll++)
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     free_state(zc);
     return MPI_SUCCESS;
 }

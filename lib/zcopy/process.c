@@ -55,6 +55,7 @@ static uint32_t node_key(long long node_ranks)
 static void process_destroy(void *state)
 {
     mpix_zcopy_process *process = state;
+    mpix_zcopy_folder_destroy(process->folder);
     mpix_zcopy_progress_destroy(process->progress);
     mpix_zcopy_hooks_destroy(process);
     mpix_zcopy_interposed_destroy(process);
@@ -141,6 +142,11 @@ static int process_create(void **state)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_CALL_US, &fold_call_us);
     process->fold_call_seconds = (double)fold_call_us * 1e-6;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
+    int fold_thread = 0;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_THREAD, &fold_thread);
+    if (rc == MPI_SUCCESS && process->collapse && fold_thread)
+        rc = mpix_zcopy_folder_create(&process->folder);
     if (rc == MPI_SUCCESS)
         rc = mpix_layout_table_create(&process->layouts);
     process->node_key = node_key(node_ranks);

@@ -215,6 +215,7 @@ typedef struct mpix_zcopy_process {
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     int fold_sight;                          /* MPIX_ZCOPY_FOLD_SIGHT; 0: from fold_ns */
     double fold_call_seconds;                /* MPIX_ZCOPY_FOLD_CALL_US; 0: no limit */
+    struct mpix_zcopy_folder *folder;        /* folder.c; NULL: MPIX_ZCOPY_FOLD_THREAD is false */
     _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
     mpix_layout_table *layouts;              /* type_cache.c */
@@ -292,6 +293,7 @@ struct mpix_zcopy_comm {
     int scratch_taken;
     int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
     _Atomic int requests_pending;   /* nonblocking calls not yet complete (request.c) */
+    _Atomic unsigned long folds_pending;   /* units queued for the folding thread (folder.c) */
 };
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
@@ -818,6 +820,20 @@ void mpix_zcopy_layout_ref_set(mpix_zcopy_layout_ref *ref, const void *buf, int 
  * more units than MPIX_ZCOPY_COLLAPSE_UNITS. O(extent / 2 MiB), plus O(blocks) where blocks are few; the
  * first fold of a unit copies it. */
 void mpix_zcopy_collapse(mpix_zcopy_comm *zc, const void *buf, const mpix_layout *layout);
+
+/* Folds @unit (a 2 MiB unit number) now and records what the kernel said in the sights
+ * table and @zc's statistics; @folded: a refold; @due: the sight it was due at, which a
+ * deferral sets it back to. One madvise. */
+void mpix_zcopy_fold_unit(mpix_zcopy_comm *zc, uintptr_t unit, int folded, uint64_t due);
+
+/* The folding thread (folder.c). */
+typedef struct mpix_zcopy_folder mpix_zcopy_folder;
+int mpix_zcopy_folder_create(mpix_zcopy_folder **folder);
+/* Queues @unit for the thread, started at the first post: 1 queued, 0 the queue is full,
+ * -1 there is no thread (it could not be started). O(1). */
+int mpix_zcopy_folder_post(mpix_zcopy_folder *folder, mpix_zcopy_comm *zc, uintptr_t unit, int folded, uint64_t due);
+/* Stops and joins the thread; jobs not run are dropped. NULL: nothing. */
+void mpix_zcopy_folder_destroy(mpix_zcopy_folder *folder);
 
 /* ---- packing (pack.c) ------------------------------------------------------------- */
 

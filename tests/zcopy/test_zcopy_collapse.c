@@ -38,11 +38,16 @@
  * refold the first meanwhile). The rows that count folds per call
  * exactly lift the time a call may go on folding (MPIX_ZCOPY_FOLD_CALL_US=0); the fifth
  * row (zcopy_collapse_time) sets it to 1 us and checks that 20 units due at once are
- * folded one or two a call, each once. */
+ * folded one or two a call, each once. Those rows fold in the calls
+ * (MPIX_ZCOPY_FOLD_THREAD=false); the last (zcopy_collapse_thread) keeps the default,
+ * a folding thread, and checks that the units due at the second sight are tried by a
+ * thread other than the caller's (its madvise sees which), each once, while every
+ * round's data arrive right. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <mpix/mpix.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -85,8 +90,18 @@ static struct {
  * Hidden, so the dynamic symbol table keeps naming the C library's: UCX's and Open MPI's
  * memory hooks patch the code of the madvise they find there, and would otherwise patch
  * this one out of the way. */
+/* The thread row: which threads asked the kernel to fold the test's buffer. */
+static struct {
+    const char *start;   /* NULL: not watched */
+    pid_t caller;        /* the thread that calls MPI */
+    _Atomic unsigned long by_caller, by_other;
+} folding;
+
 __attribute__((visibility("hidden"))) int madvise(void *address, size_t bytes, int advice)
 {
+    if (advice == MADV_COLLAPSE && folding.start && (const char *)address >= folding.start &&
+        (const char *)address < folding.start + BUFFER_BYTES)
+        atomic_fetch_add((pid_t)syscall(SYS_gettid) == folding.caller ? &folding.by_caller : &folding.by_other, 1);
     if (advice == MADV_COLLAPSE && watched.start && (const char *)address >= watched.start &&
         (const char *)address < watched.start + BUFFER_BYTES && watched.count < MAX_TRIES) {
         int rc = (int)syscall(SYS_madvise, address, bytes, advice), error = errno;
@@ -300,6 +315,64 @@ static void measured_policy(int rank, MPI_Datatype vector)
     free(second);
 }
 
+/* Polls the statistics for up to 10 s until the units tried since @start reach @want. */
+static fold_counts folds_awaited(zcopy_counters start, unsigned long want)
+{
+    fold_counts f = folds_between(start, zcopy_stats_of(MPI_COMM_WORLD));
+    for (int poll = 0; tried(f) < want && poll < 10000; poll++) {
+        usleep(1000);
+        f = folds_between(start, zcopy_stats_of(MPI_COMM_WORLD));
+    }
+    return f;
+}
+
+/* The default, a folding thread: the units of the buffer due at its second sight are
+ * tried by a thread that is not the caller's, each once (again only after a deferral),
+ * while the data of every round arrive right. */
+static void thread_policy(int rank, double *buffer, MPI_Datatype vector, int kernel_can_fold)
+{
+    size_t doubles = BUFFER_BYTES / sizeof(double);
+    folding.caller = (pid_t)syscall(SYS_gettid);
+    folding.start = (const char *)buffer;
+    zcopy_counters start = zcopy_stats_of(MPI_COMM_WORLD);
+    fold_counts f = { 0, 0, 0 };
+    unsigned long want = 0;
+    for (int round = 1; round <= 3; round++) {
+        if (rank == 0) {
+            for (size_t i = 0; i < doubles; i++)
+                buffer[i] = value_at(round, i);
+            int rc = MPIX_Send_zcopy(buffer, 1, vector, 1, 100 + round, MPI_COMM_WORLD);
+            CHECK(rc == MPI_SUCCESS, "send %d: %s", round, mpix_test_error_string(rc));
+        } else {
+            for (size_t i = 0; i < doubles; i++)
+                buffer[i] = -1;
+            int rc = MPIX_Recv_zcopy(buffer, 1, vector, 0, 100 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(rc == MPI_SUCCESS, "receive %d: %s", round, mpix_test_error_string(rc));
+            size_t wrong = 0;
+            for (size_t i = 0; i < doubles; i++) {
+                int in_block = i * sizeof(double) % STRIDE < BLOCK;
+                wrong += buffer[i] != (in_block ? value_at(round, i) : -1);
+            }
+            CHECK(wrong == 0, "round %d: %zu doubles wrong while folding", round, wrong);
+        }
+        /* Sight 2 makes every unit due; sight 3 again those the kernel deferred. */
+        want += round == 2 ? WHOLE_UNITS : round == 3 ? f.deferred : 0;
+        f = folds_awaited(start, want);
+        CHECK(tried(f) == want, "round %d: %lu units tried (%lu folded, %lu deferred, %lu refused), want %lu", round,
+              tried(f), f.folded, f.deferred, f.refused, want);
+    }
+    unsigned long by_caller = atomic_load(&folding.by_caller), by_other = atomic_load(&folding.by_other);
+    CHECK(by_caller == 0 && by_other == tried(f), "rank %d: %lu folds asked by the calling thread, %lu by another; "
+          "want 0 and %lu", rank, by_caller, by_other, tried(f));
+    CHECK(kernel_can_fold || f.refused == tried(f), "a kernel that cannot fold folded %lu units", f.folded);
+    long kib = huge_kib_at(buffer);
+    CHECK(kib >= (long)f.folded * (UNIT >> 10), "the buffer's mapping has %ld KiB in huge pages, want >= %lu", kib,
+          f.folded * (UNIT >> 10));
+    printf("zcopy_collapse: rank %d: %lu units folded by the folding thread, %lu deferred, %lu refused\n", rank,
+           f.folded, f.deferred, f.refused);
+    folding.start = NULL;
+}
+
 int main(int argc, char **argv)
 {
     int rank, ranks;
@@ -338,6 +411,14 @@ int main(int argc, char **argv)
     const char *time_setting = getenv("MPIX_TEST_COLLAPSE_TIME");
     if (collapse_on && time_setting && strcmp(time_setting, "1") == 0) {
         time_budget_policy(rank, big, kernel_can_fold);
+        big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
+        free(buffer);
+        MPI_Type_free(&vector);
+        return mpix_test_finish("zcopy_collapse");
+    }
+    const char *thread_setting = getenv("MPIX_TEST_COLLAPSE_THREAD");
+    if (collapse_on && thread_setting && strcmp(thread_setting, "1") == 0) {
+        thread_policy(rank, buffer, vector, kernel_can_fold);
         big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
         free(buffer);
         MPI_Type_free(&vector);

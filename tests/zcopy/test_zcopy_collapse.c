@@ -315,6 +315,31 @@ static void measured_policy(int rank, MPI_Datatype vector)
     free(second);
 }
 
+/* One send of the vector from @buffer (rank 0, values of @round) into rank 1's
+ * @buffer, whose every double is checked: the blocks' values, -1 between them. */
+static void vector_round(int rank, double *buffer, MPI_Datatype vector, int round, int tag)
+{
+    size_t doubles = BUFFER_BYTES / sizeof(double);
+    int rc;
+    if (rank == 0) {
+        for (size_t i = 0; i < doubles; i++)
+            buffer[i] = value_at(round, i);
+        rc = MPIX_Send_zcopy(buffer, 1, vector, 1, tag, MPI_COMM_WORLD);
+        CHECK(rc == MPI_SUCCESS, "send %d: %s", round, mpix_test_error_string(rc));
+        return;
+    }
+    for (size_t i = 0; i < doubles; i++)
+        buffer[i] = -1;
+    rc = MPIX_Recv_zcopy(buffer, 1, vector, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "receive %d: %s", round, mpix_test_error_string(rc));
+    size_t wrong = 0;
+    for (size_t i = 0; i < doubles; i++) {
+        int in_block = i * sizeof(double) % STRIDE < BLOCK;
+        wrong += buffer[i] != (in_block ? value_at(round, i) : -1);
+    }
+    CHECK(wrong == 0, "round %d: %zu doubles wrong", round, wrong);
+}
+
 /* Polls the statistics for up to 10 s until the units tried since @start reach @want. */
 static fold_counts folds_awaited(zcopy_counters start, unsigned long want)
 {
@@ -331,30 +356,13 @@ static fold_counts folds_awaited(zcopy_counters start, unsigned long want)
  * while the data of every round arrive right. */
 static void thread_policy(int rank, double *buffer, MPI_Datatype vector, int kernel_can_fold)
 {
-    size_t doubles = BUFFER_BYTES / sizeof(double);
     folding.caller = (pid_t)syscall(SYS_gettid);
     folding.start = (const char *)buffer;
     zcopy_counters start = zcopy_stats_of(MPI_COMM_WORLD);
     fold_counts f = { 0, 0, 0 };
     unsigned long want = 0;
     for (int round = 1; round <= 3; round++) {
-        if (rank == 0) {
-            for (size_t i = 0; i < doubles; i++)
-                buffer[i] = value_at(round, i);
-            int rc = MPIX_Send_zcopy(buffer, 1, vector, 1, 100 + round, MPI_COMM_WORLD);
-            CHECK(rc == MPI_SUCCESS, "send %d: %s", round, mpix_test_error_string(rc));
-        } else {
-            for (size_t i = 0; i < doubles; i++)
-                buffer[i] = -1;
-            int rc = MPIX_Recv_zcopy(buffer, 1, vector, 0, 100 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            CHECK(rc == MPI_SUCCESS, "receive %d: %s", round, mpix_test_error_string(rc));
-            size_t wrong = 0;
-            for (size_t i = 0; i < doubles; i++) {
-                int in_block = i * sizeof(double) % STRIDE < BLOCK;
-                wrong += buffer[i] != (in_block ? value_at(round, i) : -1);
-            }
-            CHECK(wrong == 0, "round %d: %zu doubles wrong while folding", round, wrong);
-        }
+        vector_round(rank, buffer, vector, round, 100 + round);
         /* Sight 2 makes every unit due; sight 3 again those the kernel deferred. */
         want += round == 2 ? WHOLE_UNITS : round == 3 ? f.deferred : 0;
         f = folds_awaited(start, want);
@@ -436,23 +444,7 @@ int main(int argc, char **argv)
     fold_counts unfolded = {0, 0, 0};
     for (int round = 1; round <= 3; round++) {
         zcopy_counters before = zcopy_stats_of(MPI_COMM_WORLD);
-        if (rank == 0) {
-            for (size_t i = 0; i < doubles; i++)
-                buffer[i] = value_at(round, i);
-            rc = MPIX_Send_zcopy(buffer, 1, vector, 1, round, MPI_COMM_WORLD);
-            CHECK(rc == MPI_SUCCESS, "send %d: %s", round, mpix_test_error_string(rc));
-        } else {
-            for (size_t i = 0; i < doubles; i++)
-                buffer[i] = -1;
-            rc = MPIX_Recv_zcopy(buffer, 1, vector, 0, round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            CHECK(rc == MPI_SUCCESS, "receive %d: %s", round, mpix_test_error_string(rc));
-            size_t wrong = 0;
-            for (size_t i = 0; i < doubles; i++) {
-                int in_block = i * sizeof(double) % STRIDE < BLOCK;
-                wrong += buffer[i] != (in_block ? value_at(round, i) : -1);
-            }
-            CHECK(wrong == 0, "round %d: %zu doubles wrong", round, wrong);
-        }
+        vector_round(rank, buffer, vector, round, round);
         zcopy_counters after = zcopy_stats_of(MPI_COMM_WORLD);
         CHECK(after.sent_zero_copy + after.pulled_direct + after.pulled_staged >
                   before.sent_zero_copy + before.pulled_direct + before.pulled_staged,

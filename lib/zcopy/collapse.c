@@ -36,6 +36,10 @@
  * once more or once less; buffers a multiple of 2 GiB apart share entries, and used in
  * turn keep each other's units from folding.
  *
+ * Who folds: the folding thread (folder.c) by default, so that a slow fold stalls no
+ * call; with MPIX_ZCOPY_FOLD_THREAD=false the call that finds the unit due, within the
+ * budget below.
+ *
  * Folding is best effort, and the kernel says why it refused (madvise(2)): EAGAIN or
  * EBUSY when a page was briefly in use or the memory cgroup was at its limit, which the
  * next sight may not meet, so the unit is due again then; ENOMEM when no huge page

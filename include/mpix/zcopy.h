@@ -65,9 +65,14 @@
  *   sights where the message fills the unit, more where it touches few of its pages; the
  *   process times its folds), because the kernel's cross-memory copy pins
  *   every page and runs about 1.8x faster from huge pages. The first fold copies each
- *   unit once, at most 16 units (32 MiB) a call; memory marked MADV_NOHUGEPAGE is left
- *   alone; older kernels, and a kernel with no huge page free at the time, just keep
- *   their pages (folding is best effort and never an error).
+ *   unit once; memory marked MADV_NOHUGEPAGE is left alone; older kernels, and a kernel
+ *   with no huge page free at the time, just keep their pages (folding is best effort
+ *   and never an error).
+ * - `MPIX_ZCOPY_FOLD_THREAD` (default true): those folds run on a thread of the
+ *   process's own, started at the first unit due, which makes no MPI call and ends at
+ *   MPI_Finalize, so that a fold the kernel makes slow (3-7 ms where it must compact
+ *   memory) stalls no call; false folds in the call that finds the unit due, at most
+ *   16 units (32 MiB) and 1 ms of folding a call.
  * - `MPIX_VERBOSE=1`: print the settings in force, and the path chosen for each peer
  *   once, and why.
  * `mpix-settings` lists these with their defaults, and the settings that tests use

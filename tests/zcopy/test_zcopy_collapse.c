@@ -42,7 +42,8 @@
  * (MPIX_ZCOPY_FOLD_THREAD=false); the last (zcopy_collapse_thread) keeps the default,
  * a folding thread, and checks that the units due at the second sight are tried by a
  * thread other than the caller's (its madvise sees which), each once, while every
- * round's data arrive right. */
+ * round's data arrive right; then a communicator is freed while the thread still holds
+ * the 20 units of a 40 MiB message it queued. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -351,6 +352,25 @@ static fold_counts folds_awaited(zcopy_counters start, unsigned long want)
     return f;
 }
 
+/* A communicator freed while the folding thread holds units it queued: the 40 MiB
+ * message's 20 units come due at its second send, and MPI_Comm_free right after must
+ * wait for them (the thread writes that communicator's statistics), not crash. */
+static void freed_while_folding(int rank, char *big, size_t bytes)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int round = 1; round <= 2; round++) {
+        memset(big, rank == 0 ? 10 + round : 0, bytes);
+        int rc = rank == 0 ? MPIX_Send_zcopy(big, (int)bytes, MPI_BYTE, 1, round, comm)
+                           : MPIX_Recv_zcopy(big, (int)bytes, MPI_BYTE, 0, round, comm, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "freed communicator, round %d: %s", round, mpix_test_error_string(rc));
+        CHECK(big[0] == 10 + round && big[bytes - 1] == 10 + round, "freed communicator, round %d: got %d, %d", round,
+              big[0], big[bytes - 1]);
+    }
+    MPI_Comm_free(&comm);
+    CHECK(comm == MPI_COMM_NULL, "MPI_Comm_free left the handle");
+}
+
 /* The default, a folding thread: the units of the buffer due at its second sight are
  * tried by a thread that is not the caller's, each once (again only after a deferral),
  * while the data of every round arrive right. */
@@ -427,6 +447,7 @@ int main(int argc, char **argv)
     const char *thread_setting = getenv("MPIX_TEST_COLLAPSE_THREAD");
     if (collapse_on && thread_setting && strcmp(thread_setting, "1") == 0) {
         thread_policy(rank, buffer, vector, kernel_can_fold);
+        freed_while_folding(rank, big, (size_t)BIG_UNITS * UNIT);
         big_buffer_free(big, (size_t)BIG_UNITS * UNIT, big_placed);
         free(buffer);
         MPI_Type_free(&vector);

@@ -84,13 +84,6 @@ static struct {
     fold_try tries[MAX_TRIES];
 } watched;
 
-/* Replaces the C library's madvise for this executable and the library archive linked
- * into it: everything goes to the kernel except, in the faults row, folds of the test's
- * buffers, of which the second of every four is answered EAGAIN and the fourth ENOMEM;
- * folds of the watched buffer are recorded.
- * Hidden, so the dynamic symbol table keeps naming the C library's: UCX's and Open MPI's
- * memory hooks patch the code of the madvise they find there, and would otherwise patch
- * this one out of the way. */
 /* The thread row: which threads asked the kernel to fold the test's buffer. */
 static struct {
     const char *start;   /* NULL: not watched */
@@ -98,6 +91,13 @@ static struct {
     _Atomic unsigned long by_caller, by_other;
 } folding;
 
+/* Replaces the C library's madvise for this executable and the library archive linked
+ * into it: everything goes to the kernel except, in the faults row, folds of the test's
+ * buffers, of which the second of every four is answered EAGAIN and the fourth ENOMEM;
+ * folds of the watched buffer are recorded, and in the thread row which thread asked.
+ * Hidden, so the dynamic symbol table keeps naming the C library's: UCX's and Open MPI's
+ * memory hooks patch the code of the madvise they find there, and would otherwise patch
+ * this one out of the way. */
 __attribute__((visibility("hidden"))) int madvise(void *address, size_t bytes, int advice)
 {
     if (advice == MADV_COLLAPSE && folding.start && (const char *)address >= folding.start &&

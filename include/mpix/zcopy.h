@@ -168,8 +168,12 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * the envelope goes out before the call returns.
  * @par Progress
  * Requests complete in the program's own MPI calls, at any thread level, as MPI's do.
- * With Open MPI @p request is MPI's own and MPI_Cancel is MPI's: through MPI, the
- * MPI_Isend of a header and the data; zero-copy (below MPI_THREAD_MULTIPLE, for a
+ * With Open MPI (requests completed in its progress, the default), up to 2 KiB of
+ * data (and MPIX_ZCOPY_EAGER_BYTES), not at MPI_BOTTOM, is copied with its header into
+ * a buffer of the library's and sent from there: @p request is complete
+ * when the call returns, as after a send that MPI buffers, and errors of the transfer
+ * reach only @p comm's error handler. Above that @p request is MPI's own and MPI_Cancel
+ * is MPI's: through MPI, the MPI_Isend of a header and the data; zero-copy (below MPI_THREAD_MULTIPLE, for a
  * datatype whose blocking sends found zero-copy 1.5 times faster than MPI's datatype
  * engine and whose blocks average 2 KiB or more), an MPI_Issend of a copy of the header
  * that the receiver receives once it has read the data. With MPICH @p request
@@ -188,9 +192,11 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * @param request  the request, for MPI_Wait and its kin
  * @return MPI_SUCCESS or an error code raised on @p comm, as MPIX_Send_zcopy's, plus
  *         ::MPIX_ERRKIND_ARGUMENT for a NULL @p request. Errors of the transfer come back
- *         from MPI_Wait and in the status's MPI_ERROR.
+ *         from MPI_Wait and in the status's MPI_ERROR (not for a send complete at once).
  * @par Complexity as MPIX_Send_zcopy, minus the copy the receiver would ask the sender
- *      to share; a zero-copy message costs one more small message (Open MPI).
+ *      to share; a zero-copy message costs one more small message (Open MPI); a small
+ *      one (Open MPI) one copy of its data, and a test of earlier small sends' MPI
+ *      requests still pending.
  */
 int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request *request);

@@ -33,6 +33,7 @@
  * The callbacks call MPI to post the next receive and to complete the request, which
  * Open MPI 4.1 allows inside its progress; MPICH 4.0 does not (mpix_zcopy_hooks_get). */
 #include "zcopy.h"
+#include "common/empty_request.h"
 #include "common/error.h"
 #include "common/hint.h"
 #include "common/keyval.h"
@@ -88,11 +89,22 @@ typedef struct hook_probe {
     _Atomic int fired;
 } hook_probe;
 
+/* A small send whose caller's request completed at once (mpix_zcopy_hooked_isend_small):
+ * MPI's request for its message and the buffer that message is sent from. */
+typedef struct parked_send {
+    MPI_Request request;
+    char *packed;
+} parked_send;
+
 struct mpix_zcopy_hooks {
     pthread_mutex_t send_lock;    /* around a header and its data: no other send between */
     pthread_mutex_t lock;         /* the list, the steps, a queued receive's cancel; never
                                      held across an MPI call */
     hooked_receive *first, *last;
+    pthread_mutex_t parked_lock;  /* parked, parked_capacity (held across MPI_Test) */
+    parked_send *parked;
+    _Atomic int parked_count;
+    int parked_capacity;
 };
 
 static int fired(MPI_Datatype type, int keyval, void *value, void *extra);
@@ -528,6 +540,83 @@ int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, i
     return rc;
 }
 
+/* ---- small sends, complete at once ---------------------------------------------------- */
+
+/* Frees the buffers of the parked sends whose messages MPI is through with. Another
+ * thread reaping meanwhile does it for this one. */
+static void reap(mpix_zcopy_hooks *hooks)
+{
+    if (atomic_load_explicit(&hooks->parked_count, memory_order_relaxed) == 0 ||
+        pthread_mutex_trylock(&hooks->parked_lock) != 0)
+        return;
+    int count = atomic_load_explicit(&hooks->parked_count, memory_order_relaxed), kept = 0;
+    for (int i = 0; i < count; i++) {
+        parked_send *parked = &hooks->parked[i];
+        int done = 0;
+        /* A send that failed is through too: its error, as a freed request's, has no one
+         * to go to (MPI raised it on the communicator). */
+        if (PMPI_Test(&parked->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            done = parked->request == MPI_REQUEST_NULL;
+        if (done)
+            free(parked->packed);
+        else
+            hooks->parked[kept++] = *parked;
+    }
+    atomic_store_explicit(&hooks->parked_count, kept, memory_order_relaxed);
+    pthread_mutex_unlock(&hooks->parked_lock);
+}
+
+static int park(mpix_zcopy_hooks *hooks, MPI_Request request, char *packed)
+{
+    pthread_mutex_lock(&hooks->parked_lock);
+    int count = atomic_load_explicit(&hooks->parked_count, memory_order_relaxed);
+    if (count == hooks->parked_capacity) {
+        int capacity = count ? 2 * count : 16;
+        parked_send *grown = realloc(hooks->parked, capacity * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&hooks->parked_lock);
+            return MPI_ERR_NO_MEM;
+        }
+        hooks->parked = grown;
+        hooks->parked_capacity = capacity;
+    }
+    hooks->parked[count] = (parked_send){ .request = request, .packed = packed };
+    atomic_store_explicit(&hooks->parked_count, count + 1, memory_order_relaxed);
+    pthread_mutex_unlock(&hooks->parked_lock);
+    return MPI_SUCCESS;
+}
+
+int mpix_zcopy_hooked_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Count bytes, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    mpix_zcopy_hooks *hooks = zc->process->hooks;
+    reap(hooks);
+    char *packed;
+    MPI_Request inner;
+    int done = 0, rc = mpix_zcopy_isend_small(zc, buf, count, datatype, bytes, dest, tag, comm, &packed, &inner);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* MPI may have sent it already (Open MPI: up to a few hundred bytes between processes
+     * of a node): its own request, complete, is the caller's. */
+    if ((rc = PMPI_Request_get_status(inner, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && done) {
+        free(packed);
+        *request = inner;
+        return MPI_SUCCESS;
+    }
+    /* Otherwise the caller's buffer is free already, as after a send MPI buffers: a
+     * request complete at once is the caller's, MPI's stays with the buffer (reap). One
+     * that cannot be kept is waited for: the message is small, MPI takes it eagerly. */
+    if (rc != MPI_SUCCESS || park(hooks, inner, packed) != MPI_SUCCESS) {
+        int wait_rc = PMPI_Wait(&inner, MPI_STATUS_IGNORE);
+        free(packed);
+        if (rc == MPI_SUCCESS)
+            rc = wait_rc;
+    }
+    if (rc == MPI_SUCCESS && (rc = mpix_empty_request_start(request)) == MPI_SUCCESS)
+        rc = PMPI_Grequest_complete(*request);
+    return rc;
+}
+
 /* @send's header, then a second message on @tag: @count of @datatype at @buf, or with
  * MPI_DATATYPE_NULL the header again, synchronously; the second's request goes to
  * @send->inner. One hooked datatype for the header's messages ends the send once they
@@ -645,6 +734,7 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **out)
     if (hooks) {
         pthread_mutex_init(&hooks->lock, NULL);
         pthread_mutex_init(&hooks->send_lock, NULL);
+        pthread_mutex_init(&hooks->parked_lock, NULL);
     }
     mpix_lock();
     if (!atomic_load_explicit(&process->hooks_decided, memory_order_acquire)) {
@@ -654,6 +744,7 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **out)
     }
     mpix_unlock();
     if (hooks) { /* another thread decided first */
+        pthread_mutex_destroy(&hooks->parked_lock);
         pthread_mutex_destroy(&hooks->send_lock);
         pthread_mutex_destroy(&hooks->lock);
         free(hooks);
@@ -665,10 +756,23 @@ int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **out)
 void mpix_zcopy_hooks_destroy(mpix_zcopy_process *process)
 {
     mpix_zcopy_hooks *hooks = process->hooks;
+    if (!hooks)
+        return;
+    /* Small sends MPI is not through with (their receives never posted: an erroneous
+     * program) are left to MPI, their buffers with them: waiting could hang where the
+     * program's own sends would not. */
+    reap(hooks);
+    int parked = atomic_load_explicit(&hooks->parked_count, memory_order_relaxed);
+    for (int i = 0; i < parked; i++)
+        (void)PMPI_Request_free(&hooks->parked[i].request);   /* at MPI_Finalize: nothing to report to */
+    free(hooks->parked);
+    hooks->parked = NULL;
+    atomic_store_explicit(&hooks->parked_count, 0, memory_order_relaxed);
     /* Receives still listed at MPI_Finalize (an erroneous program) keep their records
      * and these: MPI may still run their callbacks while it shuts down. */
-    if (!hooks || hooks->first)
+    if (hooks->first)
         return;
+    pthread_mutex_destroy(&hooks->parked_lock);
     pthread_mutex_destroy(&hooks->send_lock);
     pthread_mutex_destroy(&hooks->lock);
     free(hooks);

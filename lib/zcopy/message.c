@@ -61,8 +61,12 @@ static int goes_short(const mpix_zcopy_header *header, int native)
            !header->data_follows;
 }
 
-int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
-                           int dest, int tag, MPI_Comm comm, int native, int *copied)
+/* @header (short where it may go so and @may_go_short) and the data packed into one
+ * buffer: @stack (of STACK_BYTES) where it fits and is given, else one from the heap;
+ * *@packed is the one used, *@length the bytes packed. */
+static int pack_message(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Comm comm, int native, int may_go_short, char *stack, char **packed, int *length,
+                        int *copied)
 {
     int header_size = (int)sizeof *header, data_size, position = 0, rc;
     MPI_Count type_size;
@@ -71,7 +75,7 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
         return rc;
     data_size = (int)(type_size * count);   /* small: at most MPIX_ZCOPY_PACKED_BYTES */
     mpix_zcopy_header short_header;
-    if (goes_short(header, native)) {
+    if (may_go_short && goes_short(header, native)) {
         short_header = *header;
         short_header.kind |= MPIX_ZCOPY_SHORT;
         header = &short_header;
@@ -87,20 +91,48 @@ int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int
      * receivers take for a header alone. */
     int size = header_size + data_size,
         padded = header_size == MPIX_ZCOPY_SHORT_HEADER_BYTES && size == MPIX_ZCOPY_LONE_HEADER_BYTES;
-    char stack[STACK_BYTES], *packed = size + padded <= STACK_BYTES ? stack : malloc(size + padded);
-    if (!packed)
+    *packed = stack && size + padded <= STACK_BYTES ? stack : malloc(size + padded);
+    if (!*packed)
         return MPI_ERR_NO_MEM;
-    rc = mpix_zcopy_pack_into(header, header_size, MPI_BYTE, header_size, native ? 0 : -1, packed, size, &position,
+    rc = mpix_zcopy_pack_into(header, header_size, MPI_BYTE, header_size, native ? 0 : -1, *packed, size, &position,
                               comm);
     if (rc == MPI_SUCCESS)
-        rc = mpix_zcopy_pack_into(buf, count, datatype, type_size * count, run, packed, size, &position, comm);
+        rc = mpix_zcopy_pack_into(buf, count, datatype, type_size * count, run, *packed, size, &position, comm);
     if (padded)
-        packed[position++] = 0;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Send(packed, position, MPI_PACKED, dest, tag, comm);
+        (*packed)[position++] = 0;
     *copied = run >= 0;
+    *length = position;
+    if (rc != MPI_SUCCESS && *packed != stack) {
+        free(*packed);
+        *packed = NULL;
+    }
+    return rc;
+}
+
+int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                           int dest, int tag, MPI_Comm comm, int native, int *copied)
+{
+    char stack[STACK_BYTES], *packed;
+    int length, rc = pack_message(header, buf, count, datatype, comm, native, 1, stack, &packed, &length, copied);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Send(packed, length, MPI_PACKED, dest, tag, comm);
     if (packed != stack)
         free(packed);
+    return rc;
+}
+
+int mpix_zcopy_isend_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                            int dest, int tag, MPI_Comm comm, int native, char **packed, MPI_Request *request,
+                            int *copied)
+{
+    /* Always the whole header: a nonblocking receive completed in MPI's progress (hook.c)
+     * takes it with the data in place, where data after a short header must be moved
+     * (a halo of 800-byte faces, Open MPI: 1.70-1.72 us an exchange against 2.00-2.02). */
+    int length, rc = pack_message(header, buf, count, datatype, comm, native, 0, NULL, packed, &length, copied);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Isend(*packed, length, MPI_PACKED, dest, tag, comm, request)) != MPI_SUCCESS) {
+        free(*packed);
+        *packed = NULL;
+    }
     return rc;
 }
 

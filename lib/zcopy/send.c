@@ -69,13 +69,15 @@ static int wrapping_is_costly(MPI_Datatype datatype)
     return combiner == MPI_COMBINER_STRUCT || integers + addresses > 64;
 }
 
-/* Header and small data packed into one message (mpix_zcopy_send_packed), counted. */
+/* Header and small data packed into one message (mpix_zcopy_send_packed), counted; with
+ * @request, sent with MPI_Isend from the buffer left in *@packed. */
 static int send_packed(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, const void *buf, int count,
-                       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+                       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request)
 {
-    int copied = 0;
-    int rc = mpix_zcopy_send_packed(header, buf, count, datatype, dest, tag, comm, zc->settings.packs_natively,
-                                    &copied);
+    int copied = 0, native = zc->settings.packs_natively;
+    int rc = request ? mpix_zcopy_isend_packed(header, buf, count, datatype, dest, tag, comm, native, packed, request,
+                                               &copied)
+                     : mpix_zcopy_send_packed(header, buf, count, datatype, dest, tag, comm, native, &copied);
     zc->stats.sent_small_packed++;
     zc->stats.sent_small_copied += copied;
     return rc;
@@ -124,7 +126,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
         rc = mpix_zcopy_hooked_send_pair(send, buf, count, datatype, tag);
     } else if (small && blocking) {
-        rc = send_packed(zc, header, buf, count, datatype, send->dest, tag, send->comm);
+        rc = send_packed(zc, header, buf, count, datatype, send->dest, tag, send->comm, NULL, NULL);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
         if (send->hook && (rc = mpix_zcopy_hook_set(message, send->hook)) != MPI_SUCCESS) {
             (void)PMPI_Type_free(&message); /* the attribute's error is the one to report */
@@ -552,7 +554,20 @@ static int send_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datat
     header_for(zc, dest, tag, bytes, 1, 1, &header, &zero_copy, &attachable);
     header.kind = MPIX_ZCOPY_EAGER;
     zc->stats.sent[MPIX_ZCOPY_EAGER]++;
-    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm);
+    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, NULL, NULL);
+}
+
+int mpix_zcopy_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
+                           int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request)
+{
+    mpix_zcopy_header header;
+    int zero_copy, attachable;
+    /* As start() heads a hooked send: with another thread's receive possible, nothing
+     * that prepares a zero-copy message follows it. */
+    header_for(zc, dest, tag, bytes, zc->settings.one_caller, 1, &header, &zero_copy, &attachable);
+    header.kind = MPIX_ZCOPY_EAGER;
+    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
+    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, packed, request);
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

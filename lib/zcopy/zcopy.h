@@ -577,6 +577,11 @@ int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, in
  * are copied with memcpy instead of MPI_Pack and MPI_Unpack (*@copied: the data was). */
 int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                            int dest, int tag, MPI_Comm comm, int native, int *copied);
+/* The same message sent with MPI_Isend (@request) from a buffer of the heap (*@packed),
+ * which the caller frees once the request is complete (freed here on failure). */
+int mpix_zcopy_isend_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
+                            int dest, int tag, MPI_Comm comm, int native, char **packed, MPI_Request *request,
+                            int *copied);
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
                               MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
 /* Out of the @length bytes of a message received as MPI_PACKED: the header (short or
@@ -731,6 +736,14 @@ int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datat
                             MPI_Comm comm, MPI_Request *request);
 int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                             MPI_Request *request);
+/* A nonblocking send of small data (mpix_zcopy_sends_small), header and data packed into
+ * a buffer of the library's: its request is complete at return, as a send that MPI
+ * buffers; MPI's own request for the message is kept with the buffer until complete. */
+int mpix_zcopy_hooked_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Count bytes, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+/* The small send's message (send.c): header for @dest, stats, mpix_zcopy_isend_packed. */
+int mpix_zcopy_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
+                           int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request);
 /* A nonblocking inline send of kind MPIX_ZCOPY_MPI as its header, then its data with
  * the caller's datatype (@send->inner), as the next message on @tag: no struct around a
  * large datatype to commit at every call. */

@@ -6,7 +6,8 @@
  * checked, gaps between blocks untouched. Then: nonblocking sends matched by blocking
  * receives and the other way round, posting order of receives with the same envelope
  * (and a wildcard before a specific one; a receive with room for a small message only
- * after one with room for a large one), completion by MPI_Test polling, MPI_Cancel of
+ * after one with room for a large one), small sends completed before their receives
+ * are posted (their buffers reused), completion by MPI_Test polling, MPI_Cancel of
  * a receive that matched nothing, truncation reported by MPI_Wait, MPI_PROC_NULL, and
  * the arguments MPI would reject. With MPIX_TEST_ZCOPY_EXPECT=zero_copy the large
  * messages must have gone zero-copy; with =mpi through MPI. */
@@ -252,6 +253,64 @@ static void small_after_large(void)
     }
 }
 
+/* Small sends whose receives come late, as a program that sends its halo before it
+ * posts the receives: more than the library keeps at first (16), each request waited
+ * for and its buffer overwritten before the receiver has posted anything; then the
+ * messages arrive whole, in order, with their own lengths, interleaved with a large one
+ * on the same tag. */
+static void small_before_receives(void)
+{
+    if (rank > 1)
+        return;
+    enum { N = 40, TAG = 12, LARGE = 4 * ZCOPY_FACE_ROW_DOUBLES };
+    static double large[LARGE];
+    double values[SMALL];
+    if (rank == 1) {
+        MPI_Request large_request = MPI_REQUEST_NULL;
+        for (int m = 0; m < N; m++) {
+            MPI_Request request;
+            for (int e = 0; e < SMALL; e++)
+                values[e] = m * 100 + e;
+            if (m == N / 2) { /* too large for MPI to take before its receive: waited for last */
+                for (int e = 0; e < LARGE; e++)
+                    large[e] = -e;
+                CHECK(MPIX_Isend_zcopy(large, LARGE, MPI_DOUBLE, 0, TAG, comm, &large_request) == MPI_SUCCESS,
+                      "large isend");
+            }
+            CHECK(MPIX_Isend_zcopy(values, 1 + m % SMALL, MPI_DOUBLE, 0, TAG, comm, &request) == MPI_SUCCESS,
+                  "isend %d", m);
+            CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait %d", m);
+            for (int e = 0; e < SMALL; e++)
+                values[e] = -1; /* the buffer is the program's again */
+        }
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD); /* sent */
+        CHECK(MPI_Wait(&large_request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "large send's wait");
+    } else {
+        MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int m = 0; m < N; m++) {
+            MPI_Status status;
+            int count = -1;
+            if (m == N / 2) {
+                memset(large, 0, sizeof large);
+                CHECK(MPIX_Recv_zcopy(large, LARGE, MPI_DOUBLE, 1, TAG, comm, &status) == MPI_SUCCESS, "large receive");
+                MPI_Get_count(&status, MPI_DOUBLE, &count);
+                CHECK(count == LARGE && large[1] == -1 && large[LARGE - 1] == -(LARGE - 1), "large message: %d doubles",
+                      count);
+            }
+            MPI_Request request;
+            for (int e = 0; e < SMALL; e++)
+                values[e] = 0;
+            CHECK(MPIX_Irecv_zcopy(values, SMALL, MPI_DOUBLE, 1, TAG, comm, &request) == MPI_SUCCESS, "irecv %d", m);
+            CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait for receive %d", m);
+            MPI_Get_count(&status, MPI_DOUBLE, &count);
+            int right = count == 1 + m % SMALL;
+            for (int e = 0; e < count && right; e++)
+                right = values[e] == m * 100 + e;
+            CHECK(right, "message %d: %d doubles, first %g", m, count, values[0]);
+        }
+    }
+}
+
 static void cancel_truncate_proc_null(void)
 {
     double buffer[SMALL];
@@ -353,6 +412,7 @@ int main(int argc, char **argv)
         mixed();
         order_and_test();
         small_after_large();
+        small_before_receives();
         cancel_truncate_proc_null();
         cancel_from_other(by_thread);
         free_with_pending();

@@ -170,13 +170,14 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * Requests complete in the program's own MPI calls, at any thread level, as MPI's do.
  * With Open MPI (requests completed in its progress, the default), up to 2 KiB of
  * data (and MPIX_ZCOPY_EAGER_BYTES), not at MPI_BOTTOM, is copied with its header into
- * a buffer of the library's and sent from there: @p request is complete
- * when the call returns, as after a send that MPI buffers, and errors of the transfer
- * reach only @p comm's error handler. Above that @p request is MPI's own and MPI_Cancel
- * is MPI's: through MPI, the MPI_Isend of a header and the data; zero-copy (below MPI_THREAD_MULTIPLE, for a
- * datatype whose blocking sends found zero-copy 1.5 times faster than MPI's datatype
- * engine and whose blocks average 2 KiB or more), an MPI_Issend of a copy of the header
- * that the receiver receives once it has read the data. With MPICH @p request
+ * a buffer of the library's and sent from there: @p request is complete when the call
+ * returns, as after a send that MPI buffers, and errors of the transfer reach only
+ * @p comm's error handler. Above that @p request is MPI's own and MPI_Cancel is MPI's:
+ * through MPI, the MPI_Isend of a header and the data; zero-copy (below
+ * MPI_THREAD_MULTIPLE, for a datatype whose blocking sends found zero-copy 1.5 times
+ * faster than MPI's datatype engine and whose blocks average 2 KiB or more), an
+ * MPI_Issend of a copy of the header that the receiver receives once it has read the
+ * data. With MPICH @p request
  * is a generalized request whose poll and wait functions (MPIX_Grequest_start) make the
  * progress in MPI_Test and MPI_Wait*; a zero-copy message completes once its receiver
  * has read it, and MPI_Cancel has no effect; a message of up to 16 KiB is MPI's own

@@ -602,7 +602,8 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
     if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
         return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
     mpix_zcopy_hooks *hooks;
-    if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS || (hooks && (rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS))
+    if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS ||
+        (hooks && (rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS))
         return mpix_raise_comm(comm, rc);
     if (hooks && mpix_zcopy_sends_small(zc, buf, type_size * count))
         rc = mpix_zcopy_hooked_isend_small(zc, buf, count, datatype, type_size * count, dest, tag, comm, request);

@@ -540,6 +540,19 @@ int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer,
     return mpix_peer_known(peer, (*zc)->peers, direction) && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
 }
 
+/* Small data with an EAGER header for @dest, packed with it into one message and counted
+ * (send_packed); @may_zero_copy as header_for's. */
+static int small_packed(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
+                        int dest, int tag, MPI_Comm comm, int may_zero_copy, char **packed, MPI_Request *request)
+{
+    mpix_zcopy_header header;
+    int zero_copy, attachable;
+    header_for(zc, dest, tag, bytes, may_zero_copy, 1, &header, &zero_copy, &attachable);
+    header.kind = MPIX_ZCOPY_EAGER;
+    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
+    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, packed, request);
+}
+
 /* A blocking send of small data where every message has a header (Open MPI), as start()
  * and send_inline() send it: the header and the data packed into one message. Without a
  * send's state to set up (1.2 KiB), and with only the check MPI makes itself (a send to
@@ -547,27 +560,16 @@ int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer,
 static int send_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
                       int dest, int tag, MPI_Comm comm)
 {
-    mpix_zcopy_header header;
-    int zero_copy, attachable, rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    header_for(zc, dest, tag, bytes, 1, 1, &header, &zero_copy, &attachable);
-    header.kind = MPIX_ZCOPY_EAGER;
-    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
-    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, NULL, NULL);
+    int rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
+    return rc == MPI_SUCCESS ? small_packed(zc, buf, count, datatype, bytes, dest, tag, comm, 1, NULL, NULL) : rc;
 }
 
 int mpix_zcopy_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
                            int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request)
 {
-    mpix_zcopy_header header;
-    int zero_copy, attachable;
     /* As start() heads a hooked send: with another thread's receive possible, nothing
      * that prepares a zero-copy message follows it. */
-    header_for(zc, dest, tag, bytes, zc->settings.one_caller, 1, &header, &zero_copy, &attachable);
-    header.kind = MPIX_ZCOPY_EAGER;
-    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
-    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, packed, request);
+    return small_packed(zc, buf, count, datatype, bytes, dest, tag, comm, zc->settings.one_caller, packed, request);
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

@@ -84,7 +84,8 @@ static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent, int 
                 CHECK(rc == MPI_SUCCESS, "send of %d doubles: %s", n, mpix_test_error_string(rc));
                 int bytes = n * (int)sizeof(double);
                 *plain_sent += raw(bytes);
-                *small_sent += !raw(bytes) && (iteration != NONBLOCKING_SEND || nonblocking_packed()) && bytes <= PACKED_LIMIT;
+                *small_sent +=
+                    !raw(bytes) && (iteration != NONBLOCKING_SEND || nonblocking_packed()) && bytes <= PACKED_LIMIT;
             } else if (rank == 1) {
                 MPI_Status status;
                 int count = -1, wrong = 0;

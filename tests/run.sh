@@ -15,7 +15,7 @@ passed=0
 failed=0
 skipped=0
 record() { # NAME STATUS
-    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1"; fi
+    if [ "$2" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $1"; else failed=$((failed + 1)); echo "FAIL $1"; echo "FAIL $1" >>"$root/build/failures.txt"; fi
 }
 
 if ! mpix_install_deps; then
@@ -24,6 +24,7 @@ if ! mpix_install_deps; then
 fi
 
 mkdir -p "$root/build"
+: >"$root/build/failures.txt"
 for mpi in ${MPIX_TEST_MPIS:-openmpi mpich}; do
     build=$root/build/$mpi
     stage=$root/build/$mpi-install
@@ -41,21 +42,28 @@ for mpi in ${MPIX_TEST_MPIS:-openmpi mpich}; do
     fi
     rm -f "$build/meson-logs/testlog.json"
     meson test -C "$build" --no-rebuild --num-processes 1 --print-errorlogs ${MPIX_TEST_ARGS:-}
-    counts=$(python3 - "$build/meson-logs/testlog.json" <<'PY'
+    counts=$(python3 - "$build/meson-logs/testlog.json" "$mpi" 2>>"$root/build/failures.txt" <<'PY'
 import json, sys
 ok = bad = skip = 0
 try:
     with open(sys.argv[1]) as log:
         for line in log:
-            result = json.loads(line)["result"]
+            test = json.loads(line)
+            result = test["result"]
             if result in ("OK", "EXPECTEDFAIL"):
                 ok += 1
             elif result == "SKIP":
                 skip += 1
             else:
                 bad += 1
+                # The log's tail is all a reader of a long run may see: name the test
+                # and repeat the end of what it printed.
+                print("%s %s (%s)" % (result, test["name"], sys.argv[2]), file=sys.stderr)
+                for text in (test.get("stdout") or "").splitlines()[-12:]:
+                    print("    " + text, file=sys.stderr)
 except FileNotFoundError:
     bad = 1
+    print("no test log: %s" % sys.argv[1], file=sys.stderr)
 print(ok, bad, skip)
 PY
 )
@@ -84,6 +92,12 @@ if [ -z "${MPIX_TEST_MPIS:-}" ] || [ "${MPIX_TEST_MPIS:-}" = openmpi ]; then
         cat "$root/build/openmpi-minimal-setup.log" "$root/build/openmpi-minimal-build.log" 2>/dev/null
         record "minimal-build/openmpi" 1
     fi
+fi
+
+# What failed, again just above the count: a long run's log is often read from its end.
+if [ -s "$root/build/failures.txt" ]; then
+    echo "=== failed"
+    cat "$root/build/failures.txt"
 fi
 
 # Tests that need root (tmpfs mounts, loop devices) report skipped without it.

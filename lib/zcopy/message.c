@@ -68,10 +68,12 @@ static int pack_message(const mpix_zcopy_header *header, const void *buf, int co
                         MPI_Comm comm, int native, int may_go_short, char *stack, char **packed, int *length,
                         int *copied)
 {
-    int header_size = (int)sizeof *header, data_size, position = 0, rc;
-    MPI_Count type_size;
+    int header_size = (int)sizeof *header, data_size, position = 0, rc = MPI_SUCCESS;
+    /* The header holds the data's bytes (header_for): the datatype's size follows from
+     * them without asking MPI again, except where there is no data to divide. */
+    MPI_Count type_size = count > 0 ? header->bytes / count : 0;
     MPI_Aint run = -1;
-    if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
+    if (count <= 0 && (rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
     data_size = (int)(type_size * count);   /* small: at most MPIX_ZCOPY_PACKED_BYTES */
     mpix_zcopy_header short_header;

@@ -8,7 +8,8 @@
  * MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with the same datatypes, MPI_Pack + a
  * contiguous MPI_Send + MPI_Unpack, and the program's own MPI_Send/MPI_Recv as
  * libmpix-pmpi.so with MPIX_PMPI=zcopy makes them (its functions called directly: under
- * LD_PRELOAD one wrapper call more). */
+ * LD_PRELOAD one wrapper call more). Two more tables run the kernels with receives sized
+ * by a probe (MPIX_Probe_zcopy against MPI_Probe) and as nonblocking halos. */
 #include "bench.h"
 
 #include <mpix/mpix.h>
@@ -183,13 +184,16 @@ static const app_kernel kernels[] = {
 
 typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 typedef int irecv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+typedef int probe_fn(int, int, MPI_Comm, MPI_Status *);
 
-/* The calls a way makes: blocking (send, recv) or nonblocking (isend, irecv). */
+/* The calls a way makes: blocking (send, recv) or nonblocking (isend, irecv), and the
+ * probe that sizes a receive. */
 typedef struct app_calls {
     send_fn *send;
     recv_fn *recv;
     isend_fn *isend;
     irecv_fn *irecv;
+    probe_fn *probe;
 } app_calls;
 
 /* One message of an outer iteration (tag @m) between ranks 0 and 1, with the types
@@ -210,6 +214,31 @@ static void round_trip(app_context *c, const app_calls *calls, int m, MPI_Dataty
     }
 }
 
+/* A receive sized by a probe, as a program that does not know the length does it: the
+ * probe, MPI_Get_count in the receive's datatype, the receive of that many. */
+static void probed_receive(app_context *c, const app_calls *calls, int peer, int m, MPI_Datatype receive_type,
+                           void *receive_base)
+{
+    MPI_Status status;
+    int count;
+    calls->probe(peer, m, c->comm, &status);
+    MPI_Get_count(&status, receive_type, &count);
+    calls->recv(receive_base, count, receive_type, status.MPI_SOURCE, status.MPI_TAG, c->comm, MPI_STATUS_IGNORE);
+}
+
+/* A round trip whose receives are sized by probes. */
+static void probed_round_trip(app_context *c, const app_calls *calls, int m, MPI_Datatype send_type, void *send_base,
+                              MPI_Datatype receive_type, void *receive_base)
+{
+    if (c->rank == 0) {
+        calls->send(send_base, 1, send_type, 1, m, c->comm);
+        probed_receive(c, calls, 1, m, receive_type, receive_base);
+    } else if (c->rank == 1) {
+        probed_receive(c, calls, 0, m, receive_type, receive_base);
+        calls->send(send_base, 1, send_type, 0, m, c->comm);
+    }
+}
+
 /* The halo pattern: each of ranks 0 and 1 posts its receive from the other, then its
  * send to it, and waits for both (MPI_Waitall), both directions at once. */
 static void halo(app_context *c, const app_calls *calls, int m, MPI_Datatype send_type, void *send_base,
@@ -220,7 +249,8 @@ static void halo(app_context *c, const app_calls *calls, int m, MPI_Datatype sen
         return;
     calls->irecv(receive_base, 1, receive_type, 1 - c->rank, m, c->comm, &requests[0]);
     calls->isend(send_base, 1, send_type, 1 - c->rank, m, c->comm, &requests[1]);
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    MPI_Status statuses[2];
+    MPI_Waitall(2, requests, statuses);
 }
 
 /* @iterations outer iterations as the application runs them: build the types, exchange
@@ -239,15 +269,24 @@ static void iterate(app_context *c, int iterations, exchange_fn *exchange, const
     }
 }
 
-static const app_calls zcopy_calls = { MPIX_Send_zcopy, MPIX_Recv_zcopy, MPIX_Isend_zcopy, MPIX_Irecv_zcopy };
-static const app_calls mpi_calls = { MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv };
-static const app_calls interposed_calls = { mpix_interpose_zcopy_send, mpix_interpose_zcopy_recv, NULL, NULL };
+static const app_calls zcopy_calls = { MPIX_Send_zcopy, MPIX_Recv_zcopy, MPIX_Isend_zcopy, MPIX_Irecv_zcopy,
+                                       MPIX_Probe_zcopy };
+static const app_calls mpi_calls = { MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Probe };
+static const app_calls interposed_calls = { mpix_interpose_zcopy_send, mpix_interpose_zcopy_recv, NULL, NULL, NULL };
 
 static void zcopy_way(void *context, int iterations) { iterate(context, iterations, round_trip, &zcopy_calls); }
 static void datatype_way(void *context, int iterations) { iterate(context, iterations, round_trip, &mpi_calls); }
 static void interposed_way(void *context, int iterations)
 {
     iterate(context, iterations, round_trip, &interposed_calls);
+}
+static void zcopy_probed(void *context, int iterations)
+{
+    iterate(context, iterations, probed_round_trip, &zcopy_calls);
+}
+static void datatype_probed(void *context, int iterations)
+{
+    iterate(context, iterations, probed_round_trip, &mpi_calls);
 }
 static void zcopy_halo(void *context, int iterations) { iterate(context, iterations, halo, &zcopy_calls); }
 static void datatype_halo(void *context, int iterations) { iterate(context, iterations, halo, &mpi_calls); }
@@ -422,9 +461,10 @@ static void run_kernel(const bench_options *options, const app_kernel *kernel)
     MPI_Comm_free(&interposed.comm);
 }
 
-/* The kernel as a halo exchange, nonblocking: first iteration of each way alone, then
- * interleaved samples. */
-static void run_halo(const bench_options *options, const app_kernel *kernel)
+/* The kernel in another pattern (@pattern: the table and the words its rows add), zcopy's
+ * way against MPI's: first iteration of each way alone, then interleaved samples. */
+static void run_pair(const bench_options *options, const app_kernel *kernel, const char *table, const char *pattern,
+                     bench_fn zcopy_fn, bench_fn datatype_fn)
 {
     app_context c;
     int size = setup_context(options, kernel, &c);
@@ -433,18 +473,28 @@ static void run_halo(const bench_options *options, const app_kernel *kernel)
     unwarmed.warmup = once.warmup = 0;
     once.repetitions = 1;
     char label[192];
-    bench_stats cold_zcopy = bench_time(&once, zcopy_halo, &c, 1);
-    bench_stats cold_datatype = cold_on_fresh(options, &once, kernel, datatype_halo);
-    snprintf(label, sizeof label, "%s, halo (Isend/Irecv/Waitall): first iteration vs MPI datatype", kernel->name);
-    bench_row(options, "zcopy-halo", label, moved, cold_zcopy, cold_datatype);
+    bench_stats cold_zcopy = bench_time(&once, zcopy_fn, &c, 1);
+    bench_stats cold_datatype = cold_on_fresh(options, &once, kernel, datatype_fn);
+    snprintf(label, sizeof label, "%s, %s: first iteration vs MPI datatype", kernel->name, pattern);
+    bench_row(options, table, label, moved, cold_zcopy, cold_datatype);
     int iterations = (int)((options->quick ? 8 : 32) * 1048576.0 / moved);
     iterations = iterations < 1 ? 1 : iterations > 50 ? 50 : iterations;
     bench_stats zcopy_time, datatype_time;
-    bench_time_pair(&unwarmed, zcopy_halo, &c, datatype_halo, &c, iterations, &zcopy_time, &datatype_time);
-    snprintf(label, sizeof label, "%s, halo (Isend/Irecv/Waitall) vs MPI datatype", kernel->name);
-    bench_row(options, "zcopy-halo", label, moved, zcopy_time, datatype_time);
+    bench_time_pair(&unwarmed, zcopy_fn, &c, datatype_fn, &c, iterations, &zcopy_time, &datatype_time);
+    snprintf(label, sizeof label, "%s, %s vs MPI datatype", kernel->name, pattern);
+    bench_row(options, table, label, moved, zcopy_time, datatype_time);
     free_context(&c);
     MPI_Comm_free(&c.comm);
+}
+
+/* The blocking round trip with every receive sized by a probe. */
+static void probe_table(const bench_options *options)
+{
+    bench_heading(options, "zcopy-probe", "MPIX_Probe_zcopy + MPIX_Recv_zcopy", "MPI_Probe + MPI_Recv");
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        run_pair(options, &kernels[k], "zcopy-probe", "receives sized by a probe", zcopy_probed, datatype_probed);
+    bench_note(options, "each receive: probe, MPI_Get_count, receive of that count; datatypes built and freed "
+                        "every iteration; nothing warmed up");
 }
 
 /* The nonblocking table, every kernel as a halo exchange: at any thread level, unless the
@@ -465,7 +515,7 @@ static void halo_table(const bench_options *options)
     }
     bench_heading(options, "zcopy-halo", "MPIX_Isend/Irecv_zcopy + MPI_Waitall", "MPI_Isend/Irecv + MPI_Waitall");
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
-        run_halo(options, &kernels[k]);
+        run_pair(options, &kernels[k], "zcopy-halo", "halo (Isend/Irecv/Waitall)", zcopy_halo, datatype_halo);
     bench_note(options, "both ranks post a receive and a send and wait for both; datatypes built and freed "
                         "every iteration; nothing warmed up");
 }
@@ -480,6 +530,7 @@ int bench_zcopy_apps(const bench_options *options)
         run_kernel(options, &kernels[k]);
     bench_note(options, "each iteration builds, uses and frees its datatypes; nothing warmed up; "
                         "first iteration: each way's first, alone");
+    probe_table(options);
     halo_table(options);
     return 0;
 }

@@ -138,8 +138,8 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * MPI_Get_elements read in any datatype. A message longer than the buffer is
  * MPI_ERR_TRUNCATE (the sender still completes; with MPICH, not where the buffer holds
  * less than 1031 bytes and the message's data more than 16 KiB: that sender waits).
- * MPI_Probe and its kin are MPI's and see zcopy's message, header included, not the
- * data: post a buffer for the largest message instead of one sized by a probe.
+ * To size the buffer by the message, probe with MPIX_Probe_zcopy or MPIX_Iprobe_zcopy:
+ * MPI_Probe and its kin are MPI's and see zcopy's message, header included.
  * @param buf      where the data goes
  * @param count    elements the buffer holds, >= 0
  * @param datatype any committed datatype
@@ -238,6 +238,53 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  */
 int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                      MPI_Request *request);
+
+/**
+ * @brief Blocking probe for a zcopy message, with MPI_Probe semantics: the status counts
+ *        the message's data, as MPIX_Recv_zcopy's status would.
+ *
+ * Returns once a message from @p source with @p tag is there for the next matching
+ * MPIX_Recv_zcopy or MPIX_Irecv_zcopy, which then receives that message: MPI_Get_count
+ * on the status gives the count to receive, in any datatype the data fits. MPI_Probe
+ * would count zcopy's header too, and for a zero-copy message only the header. A
+ * message that carries no header (with MPICH, data of up to 16 KiB) is left to MPI; any
+ * other is received at once into a buffer of the library's and kept on the
+ * communicator until a receive takes it (a receive looks there before MPI's queue): its
+ * inline data is then copied once more, while a zero-copy message's data is read from
+ * the sender only by the receive, which the sender waits for, as MPI_Send of a large
+ * message waits for its receive. Hints: receive with the source and tag the status
+ * names (the probed message is the oldest of that sender with that tag); with threads,
+ * as with MPI_Probe, another thread's receive may take the message first. The matched
+ * probes (MPI_Mprobe, MPI_Improbe) have no zcopy counterpart.
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL (at once: source
+ *                 MPI_PROC_NULL, tag MPI_ANY_TAG, count 0)
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's zcopy call
+ * @param status   MPI_STATUS_IGNORE or the status to fill: source, tag, the data's count
+ * @return MPI_SUCCESS or an error code raised on @p comm, once: a tag, communicator or
+ *         rank MPI_Probe would reject (the rank named, as ::MPIX_ERRKIND_ARGUMENT),
+ *         MPI_ERR_NO_MEM for a message no buffer could be found for.
+ * @par Complexity MPI_Probe's; for a message with a header, one MPI_Mprobe and MPI_Mrecv
+ *      of the message as MPI (its header and inline data) into a buffer of its length.
+ */
+int MPIX_Probe_zcopy(int source, int tag, MPI_Comm comm, MPI_Status *status);
+
+/**
+ * @brief Nonblocking MPIX_Probe_zcopy, with MPI_Iprobe semantics.
+ *
+ * Sets @p flag to 1 and fills @p status as MPIX_Probe_zcopy when a matching message is
+ * there, else sets @p flag to 0. A nonblocking zcopy receive of this process posted
+ * before that could take the same message takes it first: while one is not through,
+ * the call makes MPI's progress and sets @p flag to 0.
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's zcopy call
+ * @param flag     set to 1 when a message was found, else 0
+ * @param status   MPI_STATUS_IGNORE or the status to fill when @p flag is 1
+ * @return as MPIX_Probe_zcopy; a NULL @p flag is ::MPIX_ERRKIND_ARGUMENT.
+ * @par Complexity MPI_Iprobe's; for a message found, as MPIX_Probe_zcopy.
+ */
+int MPIX_Iprobe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 
 /**
  * @brief Collective commit: MPI_Type_commit, plus one layout id agreed by every process

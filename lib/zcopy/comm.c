@@ -64,6 +64,7 @@ static void free_state(mpix_zcopy_comm *zc)
         mpix_layout_free(&global->expanded);
         free(global);
     }
+    mpix_zcopy_probed_free(zc);
     free(atomic_load_explicit(&zc->world_ranks, memory_order_relaxed));
     free(zc->scratch);
     pthread_mutex_destroy(&zc->lock);

@@ -276,23 +276,51 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     return rc;
 }
 
-/* A message of a lone header's length whose first bytes are no header (@receiving's
- * header room holds it): data sent without one, unpacked into @buf as far as it fits. */
-static int lone_raw(const mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype,
-                    MPI_Comm comm, MPI_Status *status)
+/* Data sent without header, @length bytes at @data (its envelope in @matched), unpacked
+ * into @buf as far as it fits, as MPI_Recv fills a buffer before it reports truncation. */
+static int unpack_raw(const char *data, int length, const MPI_Status *matched, void *buf, int count,
+                      MPI_Datatype datatype, MPI_Count type_size, MPI_Comm comm, MPI_Status *status)
 {
-    MPI_Count capacity = receiving->type_size * count;
-    MPI_Count bytes = MPIX_ZCOPY_LONE_HEADER_BYTES < capacity ? MPIX_ZCOPY_LONE_HEADER_BYTES : capacity;
-    int rc = mpix_zcopy_unpack_bytes((const char *)receiving->header_alone, bytes, buf, count, datatype, comm);
-    if (rc == MPI_SUCCESS && bytes < MPIX_ZCOPY_LONE_HEADER_BYTES)
+    MPI_Count capacity = type_size * count, bytes = length < capacity ? length : capacity;
+    int rc = mpix_zcopy_unpack_bytes(data, bytes, buf, count, datatype, comm);
+    if (rc == MPI_SUCCESS && bytes < length)
         rc = MPI_ERR_TRUNCATE;
     if (status != MPI_STATUS_IGNORE) {
-        *status = receiving->matched;
+        *status = *matched;
         status->MPI_ERROR = rc;
         int status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);
         if (rc == MPI_SUCCESS)
             rc = status_rc;
     }
+    return rc;
+}
+
+/* A message of a lone header's length whose first bytes are no header (@receiving's
+ * header room holds it): data sent without one. */
+static int lone_raw(const mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype,
+                    MPI_Comm comm, MPI_Status *status)
+{
+    return unpack_raw((const char *)receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, &receiving->matched, buf,
+                      count, datatype, receiving->type_size, comm, status);
+}
+
+int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
+                               int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                               MPI_Status *status, int *raised)
+{
+    mpix_zcopy_receiving receiving = { .matched = *matched, .pending = MPI_REQUEST_NULL,
+                                       .posted = MPI_DATATYPE_NULL, .length = length };
+    *raised = 0;
+    int rc = PMPI_Type_size_x(datatype, &receiving.type_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (raw)
+        return unpack_raw(packed, length, matched, buf, count, datatype, receiving.type_size, comm, status);
+    rc = mpix_zcopy_unpack_message(packed, length, &receiving.header, buf, count, datatype, receiving.type_size,
+                                   zc->settings.packs_natively, comm);
+    receiving.fits = receiving.header.bytes <= receiving.type_size * count;
+    rc = receive_finish(zc, &receiving, rc, buf, count, datatype, comm, status);
+    *raised = receiving.raised;
     return rc;
 }
 
@@ -485,14 +513,14 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     if (rc != MPI_SUCCESS)
         return rc;
     /* count and source were checked by MPIX_Recv_zcopy (mpix_check_transfer). A receive
-     * of MPIX_Irecv_zcopy posted before this one takes its message first; one completed
-     * inside MPI's progress (hook.c) needs this process in MPI meanwhile. */
-    for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
-        if (poll >= 64 && poll % 64 == 0) { /* only to make progress: a failure shows below */
-            (void)mpix_mpi_progress();
-            mpix_zcopy_progress_poke(zc->process);
-        }
-        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+     * of MPIX_Irecv_zcopy posted before this one takes its message first; a message a
+     * probe received before is older than any MPI still holds. */
+    mpix_zcopy_wait_earlier_receives(zc, source, tag);
+    if (mpix_zcopy_probed_waiting(zc)) {
+        int taken;
+        rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, raised);
+        if (taken)
+            return rc;
     }
     MPI_Count type_size;
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
@@ -521,6 +549,14 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
     if (mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
         !mpix_zcopy_requests_overlap(zc, source, tag)) {
         int rc = MPI_SUCCESS;
+        if (mpix_zcopy_probed_waiting(zc)) {
+            /* A message a probe received: what MPI would find wrong in this call (the tag,
+             * the datatype) it finds in the unpacking, or no message matches. */
+            int taken;
+            rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, &raised);
+            if (taken)
+                return raised ? rc : mpix_raise_comm(comm, rc);
+        }
         if (type_size * count <= MPIX_ZCOPY_RAW_MAX) {
             rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
             return raised ? rc : mpix_raise_comm(comm, rc);

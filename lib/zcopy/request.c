@@ -358,6 +358,18 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag)
     return overlap;
 }
 
+void mpix_zcopy_wait_earlier_receives(mpix_zcopy_comm *zc, int source, int tag)
+{
+    /* A receive completed inside MPI's progress (hook.c) needs this process in MPI. */
+    for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
+        if (poll >= 64 && poll % 64 == 0) { /* only to make progress: a failure shows later */
+            (void)mpix_mpi_progress();
+            mpix_zcopy_progress_poke(zc->process);
+        }
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
+}
+
 /* ---- the generalized request's callbacks ---------------------------------------------- */
 
 /* The callbacks call no MPI function but the two that set a status: MPICH runs them
@@ -550,17 +562,20 @@ static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-/* Complete at once, with the status MPI_Recv gives (some MPIs' MPI_Irecv give another). */
-static int irecv_proc_null(MPI_Request *handle)
+/* A receive complete at once, with @status (its source, tag and count) and the error
+ * MPI_Wait reports (@error). */
+static int irecv_complete(MPI_Request *handle, const MPI_Status *status, int error)
 {
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
         return MPI_ERR_NO_MEM;
     atomic_init(&request->references, 1);   /* MPI's alone: it is never pending */
     request->receiving = 1;
-    request->status.MPI_SOURCE = MPI_PROC_NULL;
-    request->status.MPI_TAG = MPI_ANY_TAG;
-    int rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, handle);
+    request->status = *status;
+    request->error = error;
+    int rc = PMPI_Get_elements_x(status, MPI_BYTE, &request->bytes);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Grequest_start(query_request, free_request, cancel_request, request, handle);
     if (rc != MPI_SUCCESS) {
         free(request);
         return rc;
@@ -622,18 +637,27 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     if (request && source != MPI_PROC_NULL && MPIX_ZCOPY_RAW_MAX >= 0 &&
         mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
         mpix_zcopy_takes_only_raw(type_size * count) && polled(zc) &&
-        !mpix_zcopy_requests_overlap(zc, source, tag))
+        !mpix_zcopy_requests_overlap(zc, source, tag) && !mpix_zcopy_probed_waiting(zc))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Irecv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!request)
         return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: request is NULL"));
-    if (source == MPI_PROC_NULL)
-        return mpix_raise_comm(comm, irecv_proc_null(request));
+    MPI_Status received = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
+    if (source == MPI_PROC_NULL) /* MPI_Recv's status (some MPIs' MPI_Irecv give another) */
+        return mpix_raise_comm(comm, irecv_complete(request, &received, MPI_SUCCESS));
     mpix_zcopy_hooks *hooks;
-    if ((rc = completion_of(comm, &zc, &hooks)) == MPI_SUCCESS)
-        rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
-                   : irecv_checked(zc, buf, count, datatype, source, tag, comm, request);
+    if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    if (mpix_zcopy_probed_waiting(zc)) {
+        /* A message a probe received: taken now, its error (a truncation) MPI_Wait's. */
+        int taken, raised, received_rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm,
+                                                                    &received, &taken, &raised);
+        if (taken)
+            return mpix_raise_comm(comm, irecv_complete(request, &received, received_rc));
+    }
+    rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
+               : irecv_checked(zc, buf, count, datatype, source, tag, comm, request);
     return mpix_raise_comm(comm, rc);
 }

@@ -294,6 +294,8 @@ struct mpix_zcopy_comm {
     int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
     _Atomic int requests_pending;   /* nonblocking calls not yet complete (request.c) */
     _Atomic unsigned long folds_pending;   /* units queued for the folding thread (folder.c) */
+    struct mpix_zcopy_probed *probed;   /* messages a probe received, oldest first (probe.c); under lock */
+    _Atomic int probed_count;
 };
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
@@ -705,6 +707,31 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
 /* Ends a timed inline message for its sender once its data is in place (@rc: whether it
  * arrived whole); nothing for an untimed one. */
 void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, int rc);
+
+/* ---- probes (probe.c) -------------------------------------------------------------------- */
+
+/* Whether a probe of @zc's communicator holds messages no receive has taken yet: every
+ * receive then looks there first (mpix_zcopy_probed_receive). */
+static inline int mpix_zcopy_probed_waiting(mpix_zcopy_comm *zc)
+{
+    return atomic_load_explicit(&zc->probed_count, memory_order_acquire) > 0;
+}
+/* Takes the oldest message a probe received that matches @source and @tag (wildcards
+ * allowed) into @buf, as a receive of @count of @datatype would (*@taken 0: none there).
+ * *@raised as receive_finish sets it. */
+int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
+                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised);
+/* Frees the messages no receive took (with their communicator's state). */
+void mpix_zcopy_probed_free(mpix_zcopy_comm *zc);
+/* Receives a message that a probe received as MPI_PACKED (@packed, @length bytes, its
+ * envelope in @matched; @raw: it has no header) into @buf, as a receive that had matched
+ * it would (recv.c). */
+int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
+                               int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                               MPI_Status *status, int *raised);
+/* Waits until no nonblocking receive posted before could take a message from @source
+ * with @tag (mpix_zcopy_requests_overlap), making MPI's progress meanwhile (request.c). */
+void mpix_zcopy_wait_earlier_receives(mpix_zcopy_comm *zc, int source, int tag);
 
 /* ---- nonblocking calls (request.c, hook.c) --------------------------------------------- */
 

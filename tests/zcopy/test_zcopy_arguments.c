@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Arguments MPI_Send and MPI_Recv would reject are rejected by the zcopy calls too, with
- * an error through the communicator's handler, raised once: no crash, no hang. */
+/* Arguments MPI_Send, MPI_Recv and MPI_Probe would reject are rejected by the zcopy
+ * calls too, with an error through the communicator's handler, raised once: no crash,
+ * no hang. */
 #include "mpix_test.h"
 
 int main(int argc, char **argv)
@@ -69,6 +70,13 @@ int main(int argc, char **argv)
         EXPECT_RAISED_ONCE(MPIX_Irecv_zcopy(data, 1, MPI_INT, size, 0, counting, &request),
                            "once: irecv, rank out of range");
     }
+    int flag;
+    MPI_Status status;
+    EXPECT_RAISED_ONCE(MPIX_Probe_zcopy(size, 0, counting, &status), "once: probe, rank out of range");
+    EXPECT_RAISED_ONCE(MPIX_Probe_zcopy(0, -3, counting, &status), "once: probe, negative tag");
+    EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(-5, 0, counting, &flag, &status), "once: iprobe, negative rank");
+    EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(0, 0, counting, NULL, &status), "once: iprobe, NULL flag");
+    EXPECT_ERROR(MPIX_Probe_zcopy(0, 0, MPI_COMM_NULL, &status), "probe, null communicator");
     MPI_Comm_free(&counting);
 
     /* The library still works afterwards. */

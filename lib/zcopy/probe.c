@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPIX_Probe_zcopy and MPIX_Iprobe_zcopy: a probe whose status counts the data of a
+ * zcopy message, where MPI_Probe counts the header too (and, for a zero-copy message,
+ * only the header). A message that carries no header (with MPICH, data of up to 16 KiB)
+ * is reported as MPI found it and left to MPI. Any other is received at once, as
+ * MPI_PACKED, into a buffer of the library's, and kept on its communicator's state (the
+ * stash) until a receive takes it: its header says the data's length, and a zero-copy
+ * sender, whose data is read only when the receive comes, stays waiting until then, as
+ * MPI's rendezvous sender would. Every receive looks at the stash before MPI's queue: a
+ * message stashed is older than any MPI still holds from its sender with its tag. */
+#include "zcopy.h"
+#include "common/arguments.h"
+#include "common/api.h"
+#include "common/error.h"
+#include "common/progress.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mpix_zcopy_probed {
+    MPI_Status matched;           /* MPI's: the envelope, and the message's length */
+    MPI_Status reported;          /* the probe's: the data's length */
+    int length;
+    int raw;                      /* data without header (MPICH: a lone header's length) */
+    struct mpix_zcopy_probed *next;
+    char packed[];                /* the message, received as MPI_PACKED */
+} mpix_zcopy_probed;
+
+static int envelope_matches(const MPI_Status *matched, int source, int tag)
+{
+    return (source == MPI_ANY_SOURCE || source == matched->MPI_SOURCE) &&
+           (tag == MPI_ANY_TAG || tag == matched->MPI_TAG);
+}
+
+/* The oldest stashed message @source and @tag match (@take: unlinked); under zc->lock. */
+static mpix_zcopy_probed *stash_find(mpix_zcopy_comm *zc, int source, int tag, int take)
+{
+    for (mpix_zcopy_probed **link = &zc->probed; *link; link = &(*link)->next)
+        if (envelope_matches(&(*link)->matched, source, tag)) {
+            mpix_zcopy_probed *found = *link;
+            if (take) {
+                *link = found->next;
+                atomic_fetch_sub_explicit(&zc->probed_count, 1, memory_order_release);
+            }
+            return found;
+        }
+    return NULL;
+}
+
+static void stash_append(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed)
+{
+    pthread_mutex_lock(&zc->lock);
+    mpix_zcopy_probed **link = &zc->probed;
+    while (*link)
+        link = &(*link)->next;
+    *link = probed;
+    atomic_fetch_add_explicit(&zc->probed_count, 1, memory_order_release);
+    pthread_mutex_unlock(&zc->lock);
+}
+
+static void probed_free(mpix_zcopy_probed *probed)
+{
+    free(probed);
+}
+
+void mpix_zcopy_probed_free(mpix_zcopy_comm *zc)
+{
+    for (mpix_zcopy_probed *probed = zc->probed, *next; probed; probed = next) {
+        next = probed->next;
+        probed_free(probed);
+    }
+    zc->probed = NULL;
+    atomic_store_explicit(&zc->probed_count, 0, memory_order_relaxed);
+}
+
+int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
+                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised)
+{
+    pthread_mutex_lock(&zc->lock);
+    mpix_zcopy_probed *probed = stash_find(zc, source, tag, 1);
+    pthread_mutex_unlock(&zc->lock);
+    *taken = probed != NULL;
+    *raised = 0;
+    if (!probed)
+        return MPI_SUCCESS;
+    int rc = mpix_zcopy_receive_stashed(zc, &probed->matched, probed->packed, probed->length, probed->raw, buf, count,
+                                        datatype, comm, status, raised);
+    probed_free(probed);
+    return rc;
+}
+
+/* Reads the header of the stashed message @probed: how many bytes of data it brings
+ * (*@bytes), and whether it is a message for no program's receive (*@cancel: a
+ * nonblocking receive's end, meant for one that took another message). A sender that
+ * times an inline message waits until its receiver has the data: this process has it,
+ * so the sender is ended now, not at the receive (the probing program may send to it
+ * first), and the stashed header says nothing is left to end. */
+static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Count *bytes, int *cancel)
+{
+    mpix_zcopy_header header;
+    int native = zc->settings.packs_natively, whole = (int)sizeof header;
+    *bytes = probed->length;
+    *cancel = 0;
+    if (probed->length == MPIX_ZCOPY_LONE_HEADER_BYTES && MPIX_ZCOPY_RAW_MAX > 0) {
+        memcpy(&header, probed->packed, sizeof header);
+        if (!mpix_zcopy_header_sent(&header, &probed->matched)) {
+            probed->raw = 1;
+            return MPI_SUCCESS;
+        }
+    }
+    int position = mpix_zcopy_header_read(&header, probed->packed, probed->length, native, comm);
+    if (!position) /* not zcopy's: the receive says so */
+        return MPI_SUCCESS;
+    *bytes = header.bytes;
+    *cancel = header.kind == MPIX_ZCOPY_CANCEL;
+    if ((header.kind == MPIX_ZCOPY_EAGER || header.kind == MPIX_ZCOPY_MPI) && !header.data_follows &&
+        header.slot >= 0 && position == whole) {
+        mpix_zcopy_receive_end_inline(zc, &header, MPI_SUCCESS);
+        header.slot = -1;
+        int at = 0;
+        if (native)
+            memcpy(probed->packed, &header, sizeof header);
+        else
+            return PMPI_Pack(&header, whole, MPI_BYTE, probed->packed, probed->length, &at, comm);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Receives the message MPI matched (@message, @matched) into a new stash entry,
+ * *@probed; NULL where it was a message for no program's receive (read_header), now
+ * dropped. */
+static int receive_to_stash(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, MPI_Comm comm,
+                            mpix_zcopy_probed **out)
+{
+    *out = NULL;
+    int length, rc = PMPI_Get_count(matched, MPI_PACKED, &length);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpix_zcopy_probed *probed = malloc(sizeof *probed + (length > 0 ? length : 1));
+    if (!probed)
+        return MPI_ERR_NO_MEM;
+    *probed = (mpix_zcopy_probed){ .matched = *matched, .length = length };
+    rc = PMPI_Mrecv(probed->packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
+    MPI_Count bytes;
+    int cancel = 0;
+    if (rc == MPI_SUCCESS)
+        rc = read_header(zc, probed, comm, &bytes, &cancel);
+    if (rc == MPI_SUCCESS) {
+        probed->reported = probed->matched;
+        probed->reported.MPI_ERROR = MPI_SUCCESS;
+        rc = PMPI_Status_set_elements_x(&probed->reported, MPI_BYTE, bytes);
+    }
+    if (rc != MPI_SUCCESS || cancel) {
+        probed_free(probed);
+        return rc;
+    }
+    *out = probed;
+    return MPI_SUCCESS;
+}
+
+/* MPIX_Probe_zcopy (@blocking) or MPIX_Iprobe_zcopy. */
+static int probe(const char *call, int source, int tag, MPI_Comm comm, int blocking, int *flag, MPI_Status *status)
+{
+    /* A communicator with zcopy state and a rank of it or MPI_ANY_SOURCE: MPI's own probe
+     * judges the tag (and raises its error once); anything else is checked first. */
+    mpix_zcopy_comm *zc;
+    int rc;
+    if (!flag || comm == MPI_COMM_NULL || mpix_zcopy_comm_get(comm, &zc) != MPI_SUCCESS ||
+        source == MPI_PROC_NULL || !mpix_peer_known(source, zc->peers, MPIX_RECEIVING)) {
+        if ((rc = mpix_check_transfer(call, NULL, 0, MPI_BYTE, source, tag, comm, MPIX_RECEIVING)) != MPI_SUCCESS)
+            return rc;
+        if (!flag)
+            return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: flag is NULL", call));
+        *flag = 1;
+        MPI_Status empty = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
+        if (source == MPI_PROC_NULL) { /* as MPI_Probe: at once, empty */
+            rc = PMPI_Status_set_elements_x(&empty, MPI_BYTE, 0);
+            if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+                *status = empty;
+            return mpix_raise_comm(comm, rc);
+        }
+        if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)
+            return mpix_raise_comm(comm, rc);
+    }
+    *flag = 1;
+    MPI_Status found;
+    /* A nonblocking receive posted before takes its message first, as MPI's would. */
+    if (blocking)
+        mpix_zcopy_wait_earlier_receives(zc, source, tag);
+    else if (mpix_zcopy_requests_overlap(zc, source, tag)) {
+        (void)mpix_mpi_progress();   /* only to make progress: its next call may find it */
+        mpix_zcopy_progress_poke(zc->process);
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    for (;;) {
+        pthread_mutex_lock(&zc->lock);
+        mpix_zcopy_probed *probed = stash_find(zc, source, tag, 0);
+        if (probed)
+            found = probed->reported;
+        pthread_mutex_unlock(&zc->lock);
+        if (probed)
+            break;
+        /* MPI's errors are raised by MPI. Where every message has a header, each one found
+         * is received at once: matched by the probe itself. */
+        MPI_Message message;
+        if (MPIX_ZCOPY_RAW_MAX < 0) {
+            rc = blocking ? PMPI_Mprobe(source, tag, comm, &message, &found)
+                          : PMPI_Improbe(source, tag, comm, flag, &message, &found);
+            if (rc != MPI_SUCCESS || !*flag)
+                return rc;
+        } else {
+            rc = blocking ? PMPI_Probe(source, tag, comm, &found) : PMPI_Iprobe(source, tag, comm, flag, &found);
+            if (rc != MPI_SUCCESS || !*flag)
+                return rc;
+            int length;
+            if ((rc = PMPI_Get_count(&found, MPI_BYTE, &length)) != MPI_SUCCESS)
+                return mpix_raise_comm(comm, rc);
+            if (mpix_zcopy_length_raw(length))
+                break;   /* data without header: MPI's status is the data's */
+            /* The oldest message of that sender with that tag: the one found. */
+            if ((rc = PMPI_Mprobe(found.MPI_SOURCE, found.MPI_TAG, comm, &message, &found)) != MPI_SUCCESS)
+                return rc;
+        }
+        if ((rc = receive_to_stash(zc, &message, &found, comm, &probed)) != MPI_SUCCESS)
+            return mpix_raise_comm(comm, rc);
+        if (probed) {
+            found = probed->reported;
+            stash_append(zc, probed);
+            break;
+        }
+    }
+    if (status != MPI_STATUS_IGNORE)
+        *status = found;
+    return MPI_SUCCESS;
+}
+
+MPIX_API int MPIX_Probe_zcopy(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int flag;
+    return probe("MPIX_Probe_zcopy", source, tag, comm, 1, &flag, status);
+}
+
+MPIX_API int MPIX_Iprobe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPIX_Iprobe_zcopy", source, tag, comm, 0, flag, status);
+}

@@ -8,11 +8,14 @@
  * same message, a receive one element short is MPI_ERR_TRUNCATE and consumes the
  * message, a wildcard receive after a probe gets data, a nonblocking receive posted
  * before a probe takes the first message, MPI_PROC_NULL, and the arguments MPI_Probe
- * would reject. MPIX_TEST_ZCOPY_EXPECT=zero_copy: some message went zero-copy. */
+ * would reject. MPIX_TEST_THREADS=multiple: also four threads a rank probing and
+ * receiving on one communicator at once. MPIX_TEST_ZCOPY_EXPECT=zero_copy: some message
+ * went zero-copy. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
 #include <mpix/zcopy.h>
+#include <pthread.h>
 
 enum { ROUNDS = 6, LENGTHS = 7 };
 static const int lengths[LENGTHS] = { 0, 1, 100, 300, 3000, 40000, 200000 };
@@ -220,6 +223,58 @@ static void receive_posted_first(MPI_Comm comm)
     }
 }
 
+/* Under MPI_THREAD_MULTIPLE: four threads on each of ranks 0 and 1, one tag each, rank 0's
+ * sending 300 messages of changing lengths (inline, packed, zero-copy), rank 1's probing
+ * and receiving them at once on one communicator. */
+enum { THREADS = 4, THREAD_MESSAGES = 300 };
+static MPI_Comm thread_comm;
+static int thread_rank, thread_failures;
+
+static int thread_count_of(int tag, int m)
+{
+    return (m * 37 + tag * 11) % 5 == 0 ? 30000 : (m * 13 + tag) % 700;
+}
+
+static void *probing_thread(void *argument)
+{
+    int tag = (int)(long)argument, failures = 0;
+    for (int m = 0; m < THREAD_MESSAGES; m++) {
+        int n = thread_count_of(tag, m), count = -1;
+        double *data = malloc(((size_t)n + 1) * sizeof *data);
+        if (thread_rank == 0) {
+            for (int i = 0; i < n; i++)
+                data[i] = value_of(tag, m, i);
+            failures += MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
+        } else if (thread_rank == 1) {
+            MPI_Status status;
+            failures += MPIX_Probe_zcopy(0, tag, thread_comm, &status) != MPI_SUCCESS;
+            MPI_Get_count(&status, MPI_DOUBLE, &count);
+            failures += count != n;
+            failures += MPIX_Recv_zcopy(data, n, MPI_DOUBLE, 0, tag, thread_comm, &status) != MPI_SUCCESS;
+            for (int i = 0; i < n; i++)
+                if (data[i] != value_of(tag, m, i)) {
+                    failures++;
+                    break;
+                }
+        }
+        free(data);
+    }
+    __atomic_add_fetch(&thread_failures, failures, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void threads(MPI_Comm comm)
+{
+    pthread_t workers[THREADS];
+    thread_comm = comm;
+    MPI_Comm_rank(comm, &thread_rank);
+    for (long t = 0; t < THREADS; t++)
+        pthread_create(&workers[t], NULL, probing_thread, (void *)t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(workers[t], NULL);
+    CHECK(thread_failures == 0, "threads: %d failed probes, counts, receives or values", thread_failures);
+}
+
 static void arguments(MPI_Comm comm)
 {
     int size, flag = 0, count = -1;
@@ -247,7 +302,12 @@ static void arguments(MPI_Comm comm)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    const char *thread_level = getenv("MPIX_TEST_THREADS");
+    int multiple = thread_level && !strcmp(thread_level, "multiple"), provided = MPI_THREAD_SINGLE;
+    if (multiple)
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm comm;
@@ -260,6 +320,9 @@ int main(int argc, char **argv)
     if (size >= 2) {
         truncation(comm);
         receive_posted_first(comm);
+        if (multiple && provided == MPI_THREAD_MULTIPLE)
+            threads(comm);
+        CHECK(!multiple || provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     }
     const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
     if (expect && !strcmp(expect, "zero_copy") && size >= 2) {

@@ -26,17 +26,11 @@ typedef struct mpix_zcopy_probed {
     char packed[];                /* the message, received as MPI_PACKED */
 } mpix_zcopy_probed;
 
-static int envelope_matches(const MPI_Status *matched, int source, int tag)
-{
-    return (source == MPI_ANY_SOURCE || source == matched->MPI_SOURCE) &&
-           (tag == MPI_ANY_TAG || tag == matched->MPI_TAG);
-}
-
 /* The oldest stashed message @source and @tag match (@take: unlinked); under zc->lock. */
 static mpix_zcopy_probed *stash_find(mpix_zcopy_comm *zc, int source, int tag, int take)
 {
     for (mpix_zcopy_probed **link = &zc->probed; *link; link = &(*link)->next)
-        if (envelope_matches(&(*link)->matched, source, tag)) {
+        if (mpix_zcopy_envelopes_overlap((*link)->matched.MPI_SOURCE, (*link)->matched.MPI_TAG, source, tag)) {
             mpix_zcopy_probed *found = *link;
             if (take) {
                 *link = found->next;
@@ -58,16 +52,11 @@ static void stash_append(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed)
     pthread_mutex_unlock(&zc->lock);
 }
 
-static void probed_free(mpix_zcopy_probed *probed)
-{
-    free(probed);
-}
-
 void mpix_zcopy_probed_free(mpix_zcopy_comm *zc)
 {
     for (mpix_zcopy_probed *probed = zc->probed, *next; probed; probed = next) {
         next = probed->next;
-        probed_free(probed);
+        free(probed);
     }
     zc->probed = NULL;
     atomic_store_explicit(&zc->probed_count, 0, memory_order_relaxed);
@@ -85,7 +74,7 @@ int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *bu
         return MPI_SUCCESS;
     int rc = mpix_zcopy_receive_stashed(zc, &probed->matched, probed->packed, probed->length, probed->raw, buf, count,
                                         datatype, comm, status, raised);
-    probed_free(probed);
+    free(probed);
     return rc;
 }
 
@@ -151,7 +140,7 @@ static int receive_to_stash(mpix_zcopy_comm *zc, MPI_Message *message, const MPI
         rc = PMPI_Status_set_elements_x(&probed->reported, MPI_BYTE, bytes);
     }
     if (rc != MPI_SUCCESS || cancel) {
-        probed_free(probed);
+        free(probed);
         return rc;
     }
     *out = probed;

@@ -165,8 +165,13 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
     mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
     if (send->hook)
         return mpix_zcopy_hooked_send_rts(send, tag);
+    /* A nonblocking send's header goes nonblocking too: MPI may hold a send until it is
+     * matched (MPICH 4.0 does a send of the lone header to the process itself, whose
+     * receive is posted only when its request makes progress). */
     if (!send->interposed)
-        return PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
+        return blocking ? PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm)
+                        : PMPI_Isend(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm,
+                                     &send->inner);
     /* Before the header leaves: a receiver checks the slot's nonce against it. */
     header->nonce = next_nonce();
     atomic_store_explicit(&send->slot->nonce, header->nonce, memory_order_release);

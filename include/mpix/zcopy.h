@@ -20,6 +20,13 @@
  * MPI_PACKED) and perhaps unpacked by the receiver, whichever the sender measured
  * fastest for layouts of its shape.
  *
+ * @par Fortran
+ * `use mpix_zcopy` (installed beside this header's folder, built with the MPI's own
+ * Fortran wrapper) declares every call of this header for `use mpi` (integer handles,
+ * IERROR last) and `use mpi_f08` (its handle types, IERROR optional); mpif.h programs
+ * call the same names without it. Buffers are passed by their first element's address:
+ * pass whole arrays or array elements, not array sections (docs/zcopy.md, "Fortran").
+ *
  * @par Messages on the communicator
  * Every message is one MPI message on @p comm with the caller's tag, header and data
  * together, so matching, wildcards and the non-overtaking order are MPI's own, and

@@ -11,6 +11,9 @@
 #   cmake-mixed - find_package(MPI) found the other MPI: find_package(mpix) must refuse
 #   manuals    - `man 3 MPIX_Win_sync` from the prefix, one page per public function,
 #                and the HTML reference under share/doc/mpix
+#   fortran    - examples/zcopy_halo.f90 built with the MPI's mpif90 and the flags of
+#                `pkg-config --cflags --libs mpix` (the module mpix_zcopy is installed
+#                in the include directory)
 # Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
@@ -79,6 +82,16 @@ manuals)
     done
     grep -q "mpix" "$stage/share/doc/mpix/api/html/index.html" || { echo "no HTML reference installed"; exit 1; }
     exit 0
+    ;;
+fortran)
+    flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags --libs mpix) || exit 1
+    [ -f "$stage/include/mpix_zcopy.mod" ] || { echo "no mpix_zcopy.mod installed in $stage/include"; exit 1; }
+    "mpif90.$mpi" -o "$work/zcopy_halo" "$root/examples/zcopy_halo.f90" $flags || exit 1
+    output=$($launcher -np 2 "$work/zcopy_halo" 2>&1)
+    status=$?
+    printf '%s\n' "$output"
+    [ "$status" -eq 0 ] && printf '%s' "$output" | grep -q "^zcopy_halo: 10 steps on 2 ranks, grids identical"
+    exit $?
     ;;
 *) echo "consumers.sh: unknown way '$way'" >&2; exit 2 ;;
 esac

@@ -9,20 +9,12 @@
 ! a type committed with MPIX_Type_commit_comm, and arguments MPI would reject. Every
 ! ghost cell, status and count is checked; any failure aborts the job.
 program zcopy_fortran
-#if defined(F08)
-    use mpi_f08
-    use mpix_zcopy
-#elif defined(USE_MPI)
-    use mpi
+#if !defined(MPIF_H)
     use mpix_zcopy
 #endif
-    implicit none
-#if defined(MPIF_H)
-    include 'mpif.h'
-#endif
+! The binding's use or include, HANDLE(kind) and STATUS (tests/pmpi).
+#include "fortran_binding.h"
 #if defined(F08)
-#define HANDLE(kind) type(kind)
-#define STATUS_OF(name) type(MPI_Status) :: name
 #define STATUSES_OF(name, n) type(MPI_Status) :: name(n)
 #define SOURCE(s) s%MPI_SOURCE
 #define TAG(s) s%MPI_TAG
@@ -31,8 +23,6 @@ program zcopy_fortran
 #define EACH(s, i) s(i)
 #define IERR
 #else
-#define HANDLE(kind) integer
-#define STATUS_OF(name) integer :: name(MPI_STATUS_SIZE)
 #define STATUSES_OF(name, n) integer :: name(MPI_STATUS_SIZE, n)
 #define SOURCE(s) s(MPI_SOURCE)
 #define TAG(s) s(MPI_TAG)
@@ -157,7 +147,7 @@ contains
     subroutine shift(it)
         integer, intent(in) :: it
         HANDLE(MPI_Datatype) :: face
-        STATUS_OF(status)
+        STATUS :: status
         integer :: count
         call fill(it)
         call face_type(face)
@@ -177,7 +167,7 @@ contains
         integer, intent(in) :: it
         real(8), allocatable :: out(:), in(:)
         HANDLE(MPI_Request) :: request
-        STATUS_OF(status)
+        STATUS :: status
         integer :: sent, expected, count, i
         logical :: flag
         sent = 100 + 37 * rank + 1500 * it
@@ -232,7 +222,7 @@ contains
     subroutine rejected()
         real(8) :: x(1)
         HANDLE(MPI_Request) :: request
-        STATUS_OF(status)
+        STATUS :: status
         integer :: code
         logical :: flag
         call MPI_Comm_dup(comm, checked, ierr)

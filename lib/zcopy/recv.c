@@ -279,10 +279,11 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
 /* Data sent without header, @length bytes at @data (its envelope in @matched), unpacked
  * into @buf as far as it fits, as MPI_Recv fills a buffer before it reports truncation. */
 static int unpack_raw(const char *data, int length, const MPI_Status *matched, void *buf, int count,
-                      MPI_Datatype datatype, MPI_Count type_size, MPI_Comm comm, MPI_Status *status)
+                      MPI_Datatype datatype, MPI_Count type_size, MPI_Comm comm, MPI_Status *status, int *raised)
 {
     MPI_Count capacity = type_size * count, bytes = length < capacity ? length : capacity;
     int rc = mpix_zcopy_unpack_bytes(data, bytes, buf, count, datatype, comm);
+    *raised = rc != MPI_SUCCESS;   /* MPI_Pack/MPI_Unpack raised it on @comm (an uncommitted datatype) */
     if (rc == MPI_SUCCESS && bytes < length)
         rc = MPI_ERR_TRUNCATE;
     if (status != MPI_STATUS_IGNORE) {
@@ -297,11 +298,11 @@ static int unpack_raw(const char *data, int length, const MPI_Status *matched, v
 
 /* A message of a lone header's length whose first bytes are no header (@receiving's
  * header room holds it): data sent without one. */
-static int lone_raw(const mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype,
-                    MPI_Comm comm, MPI_Status *status)
+static int lone_raw(mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                    MPI_Status *status)
 {
     return unpack_raw((const char *)receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, &receiving->matched, buf,
-                      count, datatype, receiving->type_size, comm, status);
+                      count, datatype, receiving->type_size, comm, status, &receiving->raised);
 }
 
 int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
@@ -315,7 +316,7 @@ int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, c
     if (rc != MPI_SUCCESS)
         return rc;
     if (raw)
-        return unpack_raw(packed, length, matched, buf, count, datatype, receiving.type_size, comm, status);
+        return unpack_raw(packed, length, matched, buf, count, datatype, receiving.type_size, comm, status, raised);
     rc = mpix_zcopy_unpack_message(packed, length, &receiving.header, buf, count, datatype, receiving.type_size,
                                    zc->settings.packs_natively, comm);
     receiving.fits = receiving.header.bytes <= receiving.type_size * count;
@@ -356,7 +357,6 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched)) {
-            receiving->raised = 0;
             return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
         }
     }

@@ -4,6 +4,8 @@
  * no hang. */
 #include "mpix_test.h"
 
+#include <string.h>
+
 int main(int argc, char **argv)
 {
     int rank, size, data[64] = { 0 };
@@ -77,6 +79,28 @@ int main(int argc, char **argv)
     EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(-5, 0, counting, &flag, &status), "once: iprobe, negative rank");
     EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(0, 0, counting, NULL, &status), "once: iprobe, NULL flag");
     EXPECT_ERROR(MPIX_Probe_zcopy(0, 0, MPI_COMM_NULL, &status), "probe, null communicator");
+
+    /* A message a probe kept (32 KiB: kept on both MPIs), received with a datatype MPI
+     * would reject and with a bad tag: each raised once, and the message stays for the
+     * correct receive that follows. */
+    static char kept[32768], back[32768];
+    for (size_t i = 0; i < sizeof kept; i++)
+        kept[i] = (char)(i * 7 + 1);
+    MPI_Datatype uncommitted_char;
+    MPI_Type_contiguous(1, MPI_CHAR, &uncommitted_char);
+    MPI_Request kept_sent;
+    CHECK(MPIX_Isend_zcopy(kept, sizeof kept, MPI_CHAR, rank, 9, counting, &kept_sent) == MPI_SUCCESS,
+          "send of the message to keep");
+    CHECK(MPIX_Probe_zcopy(rank, 9, counting, &status) == MPI_SUCCESS, "probe of the message to keep");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(back, sizeof back, uncommitted_char, rank, 9, counting, MPI_STATUS_IGNORE),
+                       "once: receive of a probed message, uncommitted type");
+    EXPECT_RAISED_ONCE(MPIX_Recv_zcopy(back, sizeof back, MPI_CHAR, rank, -4, counting, MPI_STATUS_IGNORE),
+                       "once: receive of a probed message, negative tag");
+    CHECK(MPIX_Recv_zcopy(back, sizeof back, MPI_CHAR, rank, 9, counting, &status) == MPI_SUCCESS,
+          "receive of the probed message after the errors");
+    CHECK(MPI_Wait(&kept_sent, MPI_STATUS_IGNORE) == MPI_SUCCESS, "send of the kept message completes");
+    CHECK(memcmp(kept, back, sizeof kept) == 0, "the probed message arrived whole after the errors");
+    MPI_Type_free(&uncommitted_char);
     MPI_Comm_free(&counting);
 
     /* The library still works afterwards. */

@@ -29,11 +29,14 @@ typedef struct mpix_zcopy_probed {
 /* The oldest stashed message @source and @tag match (@take: unlinked); under zc->lock. */
 static mpix_zcopy_probed *stash_find(mpix_zcopy_comm *zc, int source, int tag, int take)
 {
-    for (mpix_zcopy_probed **link = &zc->probed; *link; link = &(*link)->next)
+    mpix_zcopy_probed *previous = NULL;
+    for (mpix_zcopy_probed **link = &zc->probed; *link; previous = *link, link = &(*link)->next)
         if (mpix_zcopy_envelopes_overlap((*link)->matched.MPI_SOURCE, (*link)->matched.MPI_TAG, source, tag)) {
             mpix_zcopy_probed *found = *link;
             if (take) {
                 *link = found->next;
+                if (zc->probed_last == found)
+                    zc->probed_last = previous;
                 atomic_fetch_sub_explicit(&zc->probed_count, 1, memory_order_release);
             }
             return found;
@@ -44,10 +47,11 @@ static mpix_zcopy_probed *stash_find(mpix_zcopy_comm *zc, int source, int tag, i
 static void stash_append(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed)
 {
     pthread_mutex_lock(&zc->lock);
-    mpix_zcopy_probed **link = &zc->probed;
-    while (*link)
-        link = &(*link)->next;
-    *link = probed;
+    if (zc->probed_last)
+        zc->probed_last->next = probed;
+    else
+        zc->probed = probed;
+    zc->probed_last = probed;
     atomic_fetch_add_explicit(&zc->probed_count, 1, memory_order_release);
     pthread_mutex_unlock(&zc->lock);
 }
@@ -58,7 +62,7 @@ void mpix_zcopy_probed_free(mpix_zcopy_comm *zc)
         next = probed->next;
         free(probed);
     }
-    zc->probed = NULL;
+    zc->probed = zc->probed_last = NULL;
     atomic_store_explicit(&zc->probed_count, 0, memory_order_relaxed);
 }
 

@@ -295,6 +295,7 @@ struct mpix_zcopy_comm {
     _Atomic int requests_pending;   /* nonblocking calls not yet complete (request.c) */
     _Atomic unsigned long folds_pending;   /* units queued for the folding thread (folder.c) */
     struct mpix_zcopy_probed *probed;   /* messages a probe received, oldest first (probe.c); under lock */
+    struct mpix_zcopy_probed *probed_last;   /* the newest of them, where the next goes */
     _Atomic int probed_count;
 };
 

@@ -18,11 +18,12 @@
 !! The module is built by the MPI's own Fortran wrapper and installed beside the
 !! headers; link with -lmpix.
 module mpix_zcopy
-    use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status, MPI_STATUS_SIZE
+    use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Message, MPI_Request, MPI_Status, MPI_STATUS_SIZE
     implicit none
     private
     public :: MPIX_Send_zcopy, MPIX_Recv_zcopy, MPIX_Isend_zcopy, MPIX_Irecv_zcopy, MPIX_Probe_zcopy, &
-              MPIX_Iprobe_zcopy, MPIX_Type_commit_comm, MPIX_Type_free_comm
+              MPIX_Iprobe_zcopy, MPIX_Mprobe_zcopy, MPIX_Improbe_zcopy, MPIX_Mrecv_zcopy, MPIX_Imrecv_zcopy, &
+              MPIX_Type_commit_comm, MPIX_Type_free_comm
 
     !> MPIX_Send_zcopy(buf, count, datatype, dest, tag, comm, ierror): MPI_Send's arguments.
     interface MPIX_Send_zcopy
@@ -136,6 +137,85 @@ module mpix_zcopy
             type(MPI_Comm), intent(in) :: comm
             logical, intent(out) :: flag
             type(MPI_Status) :: status
+            integer, optional, intent(out) :: ierror
+        end subroutine
+    end interface
+
+    !> MPIX_Mprobe_zcopy(source, tag, comm, message, status, ierror): MPI_Mprobe's.
+    interface MPIX_Mprobe_zcopy
+        subroutine mpix_mprobe_zcopy(source, tag, comm, message, status, ierror)
+            import :: MPI_STATUS_SIZE
+            integer, intent(in) :: source, tag, comm
+            integer, intent(out) :: message, status(MPI_STATUS_SIZE), ierror
+        end subroutine
+        subroutine mpix_mprobe_zcopy_f08(source, tag, comm, message, status, ierror)
+            import :: MPI_Comm, MPI_Message, MPI_Status
+            integer, intent(in) :: source, tag
+            type(MPI_Comm), intent(in) :: comm
+            type(MPI_Message), intent(out) :: message
+            type(MPI_Status) :: status
+            integer, optional, intent(out) :: ierror
+        end subroutine
+    end interface
+
+    !> MPIX_Improbe_zcopy(source, tag, comm, flag, message, status, ierror): MPI_Improbe's.
+    interface MPIX_Improbe_zcopy
+        subroutine mpix_improbe_zcopy(source, tag, comm, flag, message, status, ierror)
+            import :: MPI_STATUS_SIZE
+            integer, intent(in) :: source, tag, comm
+            logical, intent(out) :: flag
+            integer, intent(out) :: message, status(MPI_STATUS_SIZE), ierror
+        end subroutine
+        subroutine mpix_improbe_zcopy_f08(source, tag, comm, flag, message, status, ierror)
+            import :: MPI_Comm, MPI_Message, MPI_Status
+            integer, intent(in) :: source, tag
+            type(MPI_Comm), intent(in) :: comm
+            logical, intent(out) :: flag
+            type(MPI_Message), intent(out) :: message
+            type(MPI_Status) :: status
+            integer, optional, intent(out) :: ierror
+        end subroutine
+    end interface
+
+    !> MPIX_Mrecv_zcopy(buf, count, datatype, message, status, ierror): MPI_Mrecv's.
+    interface MPIX_Mrecv_zcopy
+        subroutine mpix_mrecv_zcopy(buf, count, datatype, message, status, ierror)
+            import :: MPI_STATUS_SIZE
+            !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+            type(*), dimension(*) :: buf
+            integer, intent(in) :: count, datatype
+            integer, intent(inout) :: message
+            integer, intent(out) :: status(MPI_STATUS_SIZE), ierror
+        end subroutine
+        subroutine mpix_mrecv_zcopy_f08(buf, count, datatype, message, status, ierror)
+            import :: MPI_Datatype, MPI_Message, MPI_Status
+            !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+            type(*), dimension(*) :: buf
+            integer, intent(in) :: count
+            type(MPI_Datatype), intent(in) :: datatype
+            type(MPI_Message), intent(inout) :: message
+            type(MPI_Status) :: status
+            integer, optional, intent(out) :: ierror
+        end subroutine
+    end interface
+
+    !> MPIX_Imrecv_zcopy(buf, count, datatype, message, request, ierror): MPI_Imrecv's.
+    interface MPIX_Imrecv_zcopy
+        subroutine mpix_imrecv_zcopy(buf, count, datatype, message, request, ierror)
+            !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+            type(*), dimension(*), asynchronous :: buf
+            integer, intent(in) :: count, datatype
+            integer, intent(inout) :: message
+            integer, intent(out) :: request, ierror
+        end subroutine
+        subroutine mpix_imrecv_zcopy_f08(buf, count, datatype, message, request, ierror)
+            import :: MPI_Datatype, MPI_Message, MPI_Request
+            !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+            type(*), dimension(*), asynchronous :: buf
+            integer, intent(in) :: count
+            type(MPI_Datatype), intent(in) :: datatype
+            type(MPI_Message), intent(inout) :: message
+            type(MPI_Request), intent(out) :: request
             integer, optional, intent(out) :: ierror
         end subroutine
     end interface

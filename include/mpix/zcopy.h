@@ -261,8 +261,8 @@ int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, in
  * the sender only by the receive, which the sender waits for, as MPI_Send of a large
  * message waits for its receive. Hints: receive with the source and tag the status
  * names (the probed message is the oldest of that sender with that tag); with threads,
- * as with MPI_Probe, another thread's receive may take the message first. The matched
- * probes (MPI_Mprobe, MPI_Improbe) have no zcopy counterpart.
+ * as with MPI_Probe, another thread's receive may take the message first: with threads,
+ * use MPIX_Mprobe_zcopy.
  * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL (at once: source
  *                 MPI_PROC_NULL, tag MPI_ANY_TAG, count 0)
  * @param tag      tag or MPI_ANY_TAG
@@ -292,6 +292,86 @@ int MPIX_Probe_zcopy(int source, int tag, MPI_Comm comm, MPI_Status *status);
  * @par Complexity MPI_Iprobe's; for a message found, as MPIX_Probe_zcopy.
  */
 int MPIX_Iprobe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+
+/**
+ * @brief Matched probe of a zcopy message, with MPI_Mprobe semantics: the message found
+ *        is taken out of matching and only a receive of @p message gets it.
+ *
+ * Blocks until a message from @p source with @p tag sent by the zcopy calls on @p comm
+ * is there, fills @p status as MPIX_Probe_zcopy (the count of the data), and sets
+ * @p message to a handle that MPIX_Mrecv_zcopy or MPIX_Imrecv_zcopy receives (for
+ * MPI_PROC_NULL, MPI_MESSAGE_NO_PROC). No other receive or probe, of this thread or
+ * another, can match the message afterwards: the probe of choice where several threads
+ * receive on one communicator. A message that carries no header (with MPICH, data of up
+ * to 16 KiB) is matched by MPI_Mprobe and the handle is MPI's own. Any other is received
+ * at once and its data read (from a zero-copy sender, which is released then), and the
+ * handle is MPI's own handle of that data sent to this process on a private
+ * communicator; MPIX_Mrecv_zcopy reports the envelope matched here.
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's zcopy call
+ * @param message  set to the message's handle
+ * @param status   MPI_STATUS_IGNORE or the status to fill: source, tag, the data's count
+ * @return as MPIX_Probe_zcopy; a NULL @p message is ::MPIX_ERRKIND_ARGUMENT.
+ * @par Complexity MPI_Mprobe's; for a message with a header, MPIX_Probe_zcopy's, a copy
+ *      of the data into a buffer of its length, and a send of it to this process.
+ */
+int MPIX_Mprobe_zcopy(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+
+/**
+ * @brief Nonblocking MPIX_Mprobe_zcopy, with MPI_Improbe semantics.
+ *
+ * Sets @p flag to 1, @p message and @p status as MPIX_Mprobe_zcopy when a matching
+ * message is there, else sets @p flag to 0 (a nonblocking zcopy receive posted before
+ * that could take the same message is served first, as in MPIX_Iprobe_zcopy).
+ * @param source   rank in @p comm, MPI_ANY_SOURCE or MPI_PROC_NULL
+ * @param tag      tag or MPI_ANY_TAG
+ * @param comm     the communicator of the sender's zcopy call
+ * @param flag     set to 1 when a message was matched, else 0
+ * @param message  set to the message's handle when @p flag is 1
+ * @param status   MPI_STATUS_IGNORE or the status to fill when @p flag is 1
+ * @return as MPIX_Mprobe_zcopy; a NULL @p flag is ::MPIX_ERRKIND_ARGUMENT.
+ * @par Complexity MPI_Improbe's; for a message matched, as MPIX_Mprobe_zcopy.
+ */
+int MPIX_Improbe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+
+/**
+ * @brief Receive of a message matched by MPIX_Mprobe_zcopy or MPIX_Improbe_zcopy, with
+ *        MPI_Mrecv semantics.
+ *
+ * Receives the message @p message names into @p count elements of @p datatype at @p buf
+ * and sets @p message to MPI_MESSAGE_NULL. MPI judges the datatype, the count and
+ * truncation (the data longer than the buffer: MPI_ERR_TRUNCATE, the buffer filled as
+ * far as it goes); @p status has the source and tag the probe matched and the count
+ * received. MPI_MESSAGE_NO_PROC receives nothing, as MPI_Mrecv.
+ * @param buf      receive buffer
+ * @param count    elements of @p datatype that fit in @p buf
+ * @param datatype any committed datatype
+ * @param message  the handle MPIX_Mprobe_zcopy or MPIX_Improbe_zcopy set
+ * @param status   MPI_STATUS_IGNORE or the status to fill
+ * @return MPI_SUCCESS or an error code raised on the communicator of the probe (MPI's
+ *         own errors of MPI_Mrecv); a NULL @p message is ::MPIX_ERRKIND_ARGUMENT.
+ * @par Complexity MPI_Mrecv's: the data is in this process already (one copy by MPI) or,
+ *      for a message without header, MPI's own.
+ */
+int MPIX_Mrecv_zcopy(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+
+/**
+ * @brief Nonblocking MPIX_Mrecv_zcopy, with MPI_Imrecv semantics.
+ *
+ * A message matched by MPI (no header) is MPI_Imrecv's own request. Any other is
+ * received by the call (its data is in this process already), and @p request is a
+ * request complete at once whose status and error MPI_Wait reports.
+ * @param buf      receive buffer
+ * @param count    elements of @p datatype that fit in @p buf
+ * @param datatype any committed datatype
+ * @param message  the handle MPIX_Mprobe_zcopy or MPIX_Improbe_zcopy set
+ * @param request  set to the receive's request
+ * @return as MPIX_Mrecv_zcopy, except that the receive's own error is MPI_Wait's; a NULL
+ *         @p request is ::MPIX_ERRKIND_ARGUMENT.
+ * @par Complexity as MPIX_Mrecv_zcopy.
+ */
+int MPIX_Imrecv_zcopy(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
 
 /**
  * @brief Collective commit: MPI_Type_commit, plus one layout id agreed by every process

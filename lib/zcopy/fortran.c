@@ -141,3 +141,56 @@ MPIX_API void mpix_type_free_comm_(MPI_Fint *datatype, const MPI_Fint *comm, MPI
     set_error(ierror, rc);
 }
 FORTRAN_F08(mpix_type_free_comm_f08_, mpix_type_free_comm_);
+
+MPIX_API void mpix_mprobe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *message,
+                                 MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Status c_status;
+    MPI_Message c_message = MPI_MESSAGE_NULL;
+    int rc = MPIX_Mprobe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm), &c_message,
+                               status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+    if (rc == MPI_SUCCESS)
+        *message = PMPI_Message_c2f(c_message);
+    set_error(ierror, status_out(rc, &c_status, status));
+}
+FORTRAN_F08(mpix_mprobe_zcopy_f08_, mpix_mprobe_zcopy_);
+
+MPIX_API void mpix_improbe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *flag,
+                                  MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Status c_status;
+    MPI_Message c_message = MPI_MESSAGE_NULL;
+    int c_flag = 0;
+    int rc = MPIX_Improbe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm), &c_flag, &c_message,
+                                status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+    *flag = c_flag ? 1 : 0;
+    if (rc == MPI_SUCCESS && c_flag)
+        *message = PMPI_Message_c2f(c_message);
+    set_error(ierror, rc == MPI_SUCCESS && c_flag ? status_out(rc, &c_status, status) : rc);
+}
+FORTRAN_F08(mpix_improbe_zcopy_f08_, mpix_improbe_zcopy_);
+
+MPIX_API void mpix_mrecv_zcopy_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *message,
+                                MPI_Fint *status, MPI_Fint *ierror)
+{
+    MPI_Status c_status;
+    MPI_Message c_message = PMPI_Message_f2c(*message);
+    int rc = MPIX_Mrecv_zcopy(c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message,
+                              status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+    *message = PMPI_Message_c2f(c_message);
+    set_error(ierror, status_out(rc, &c_status, status));
+}
+FORTRAN_F08(mpix_mrecv_zcopy_f08_, mpix_mrecv_zcopy_);
+
+MPIX_API void mpix_imrecv_zcopy_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, MPI_Fint *message,
+                                 MPI_Fint *request, MPI_Fint *ierror)
+{
+    MPI_Request c_request = MPI_REQUEST_NULL;
+    MPI_Message c_message = PMPI_Message_f2c(*message);
+    int rc = MPIX_Imrecv_zcopy(c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message, &c_request);
+    *message = PMPI_Message_c2f(c_message);
+    if (rc == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(c_request);
+    set_error(ierror, rc);
+}
+FORTRAN_F08(mpix_imrecv_zcopy_f08_, mpix_imrecv_zcopy_);

@@ -85,8 +85,14 @@ int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *bu
     *raised = 0;
     if (!probed)
         return MPI_SUCCESS;
-    rc = mpix_zcopy_receive_stashed(zc, &probed->matched, probed->packed, probed->length, probed->raw, buf, count,
-                                    datatype, comm, status, raised);
+    return mpix_zcopy_probed_deliver(zc, probed, buf, count, datatype, comm, status, raised);
+}
+
+int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised)
+{
+    int rc = mpix_zcopy_receive_stashed(zc, &probed->matched, probed->packed, probed->length, probed->raw, buf, count,
+                                        datatype, comm, status, raised);
     free(probed);
     return rc;
 }
@@ -160,13 +166,17 @@ static int receive_to_stash(mpix_zcopy_comm *zc, MPI_Message *message, const MPI
     return MPI_SUCCESS;
 }
 
-/* MPIX_Probe_zcopy (@blocking) or MPIX_Iprobe_zcopy. */
-static int probe(const char *call, int source, int tag, MPI_Comm comm, int blocking, int *flag, MPI_Status *status)
+int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int blocking, int *flag,
+                     MPI_Status *status, mpix_zcopy_probed **taken, MPI_Message *message)
 {
     /* A communicator with zcopy state and a rank of it or MPI_ANY_SOURCE: MPI's own probe
      * judges the tag (and raises its error once); anything else is checked first. */
     mpix_zcopy_comm *zc;
     int rc;
+    if (taken) {
+        *taken = NULL;
+        *message = MPI_MESSAGE_NULL;
+    }
     if (!flag || comm == MPI_COMM_NULL || mpix_zcopy_comm_get(comm, &zc) != MPI_SUCCESS ||
         source == MPI_PROC_NULL || !mpix_peer_known(source, zc->peers, MPIX_RECEIVING)) {
         if ((rc = mpix_check_transfer(call, NULL, 0, MPI_BYTE, source, tag, comm, MPIX_RECEIVING)) != MPI_SUCCESS)
@@ -176,6 +186,8 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
         *flag = 1;
         MPI_Status empty = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
         if (source == MPI_PROC_NULL) { /* as MPI_Probe: at once, empty */
+            if (taken)
+                *message = MPI_MESSAGE_NO_PROC;
             rc = PMPI_Status_set_elements_x(&empty, MPI_BYTE, 0);
             if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
                 *status = empty;
@@ -197,38 +209,49 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
     }
     for (;;) {
         pthread_mutex_lock(&zc->lock);
-        mpix_zcopy_probed *probed = stash_find(zc, source, tag, 0);
+        mpix_zcopy_probed *probed = stash_find(zc, source, tag, taken != NULL);
         if (probed)
             found = probed->reported;
         pthread_mutex_unlock(&zc->lock);
-        if (probed)
+        if (probed) {
+            if (taken)
+                *taken = probed;
             break;
-        /* MPI's errors are raised by MPI. Where every message has a header, each one found
-         * is received at once: matched by the probe itself. */
-        MPI_Message message;
-        if (MPIX_ZCOPY_RAW_MAX < 0) {
-            rc = blocking ? PMPI_Mprobe(source, tag, comm, &message, &found)
-                          : PMPI_Improbe(source, tag, comm, flag, &message, &found);
+        }
+        /* MPI's errors are raised by MPI. Where every message has a header, and for a
+         * matched probe, each one found is matched by the probe itself. */
+        MPI_Message matched;
+        if (MPIX_ZCOPY_RAW_MAX < 0 || taken) {
+            rc = blocking ? PMPI_Mprobe(source, tag, comm, &matched, &found)
+                          : PMPI_Improbe(source, tag, comm, flag, &matched, &found);
             if (rc != MPI_SUCCESS || !*flag)
                 return rc;
         } else {
             rc = blocking ? PMPI_Probe(source, tag, comm, &found) : PMPI_Iprobe(source, tag, comm, flag, &found);
             if (rc != MPI_SUCCESS || !*flag)
                 return rc;
+        }
+        if (MPIX_ZCOPY_RAW_MAX > 0) {
             int length;
             if ((rc = PMPI_Get_count(&found, MPI_BYTE, &length)) != MPI_SUCCESS)
                 return mpix_raise_comm(comm, rc);
-            if (mpix_zcopy_length_raw(length))
-                break;   /* data without header: MPI's status is the data's */
+            if (mpix_zcopy_length_raw(length)) {   /* data without header: MPI's status is the data's */
+                if (taken)
+                    *message = matched;
+                break;
+            }
             /* The oldest message of that sender with that tag: the one found. */
-            if ((rc = PMPI_Mprobe(found.MPI_SOURCE, found.MPI_TAG, comm, &message, &found)) != MPI_SUCCESS)
+            if (!taken && (rc = PMPI_Mprobe(found.MPI_SOURCE, found.MPI_TAG, comm, &matched, &found)) != MPI_SUCCESS)
                 return rc;
         }
-        if ((rc = receive_to_stash(zc, &message, &found, comm, &probed)) != MPI_SUCCESS)
+        if ((rc = receive_to_stash(zc, &matched, &found, comm, &probed)) != MPI_SUCCESS)
             return mpix_raise_comm(comm, rc);
         if (probed) {
             found = probed->reported;
-            stash_append(zc, probed);
+            if (taken)
+                *taken = probed;
+            else
+                stash_append(zc, probed);
             break;
         }
     }
@@ -240,10 +263,17 @@ static int probe(const char *call, int source, int tag, MPI_Comm comm, int block
 MPIX_API int MPIX_Probe_zcopy(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int flag;
-    return probe("MPIX_Probe_zcopy", source, tag, comm, 1, &flag, status);
+    return mpix_zcopy_probe("MPIX_Probe_zcopy", source, tag, comm, 1, &flag, status, NULL, NULL);
 }
 
 MPIX_API int MPIX_Iprobe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return probe("MPIX_Iprobe_zcopy", source, tag, comm, 0, flag, status);
+    return mpix_zcopy_probe("MPIX_Iprobe_zcopy", source, tag, comm, 0, flag, status, NULL, NULL);
+}
+
+MPI_Count mpix_zcopy_probed_bytes(const mpix_zcopy_probed *probed)
+{
+    MPI_Count bytes = 0;
+    (void)PMPI_Get_elements_x(&probed->reported, MPI_BYTE, &bytes);   /* set by receive_to_stash */
+    return bytes;
 }

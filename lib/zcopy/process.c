@@ -58,6 +58,7 @@ static void process_destroy(void *state)
     mpix_zcopy_folder_destroy(process->folder);
     mpix_zcopy_progress_destroy(process->progress);
     mpix_zcopy_hooks_destroy(process);
+    mpix_zcopy_handover_destroy(process);
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);

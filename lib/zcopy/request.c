@@ -562,9 +562,7 @@ static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-/* A receive complete at once, with @status (its source, tag and count) and the error
- * MPI_Wait reports (@error). */
-static int irecv_complete(MPI_Request *handle, const MPI_Status *status, int error)
+int mpix_zcopy_irecv_complete(MPI_Request *handle, const MPI_Status *status, int error)
 {
     mpix_zcopy_request *request = calloc(1, sizeof *request);
     if (!request)
@@ -646,7 +644,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
         return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Irecv_zcopy: request is NULL"));
     MPI_Status received = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
     if (source == MPI_PROC_NULL) /* MPI_Recv's status (some MPIs' MPI_Irecv give another) */
-        return mpix_raise_comm(comm, irecv_complete(request, &received, MPI_SUCCESS));
+        return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, MPI_SUCCESS));
     mpix_zcopy_hooks *hooks;
     if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
@@ -655,7 +653,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
         int taken, raised, received_rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm,
                                                                     &received, &taken, &raised);
         if (taken)
-            return mpix_raise_comm(comm, irecv_complete(request, &received, received_rc));
+            return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, received_rc));
     }
     rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
                : irecv_checked(zc, buf, count, datatype, source, tag, comm, request);

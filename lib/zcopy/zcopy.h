@@ -230,6 +230,7 @@ typedef struct mpix_zcopy_process {
     struct mpix_zcopy_hooks *hooks;          /* hook.c: made by the first nonblocking call */
     _Atomic int hooks_decided;               /* hook.c: hooks (NULL or not) is final */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
+    struct mpix_zcopy_handover *_Atomic handover;   /* mprobe.c: made by the first matched probe */
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -725,6 +726,23 @@ int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *bu
                               MPI_Comm comm, MPI_Status *status, int *taken, int *raised);
 /* Frees the messages no receive took (with their communicator's state). */
 void mpix_zcopy_probed_free(mpix_zcopy_comm *zc);
+/* The probe of MPIX_Probe_zcopy (@blocking) and MPIX_Iprobe_zcopy (@call names it in
+ * errors). With @taken non-NULL, a matched probe's: the message found is taken, a kept
+ * one as *@taken (off the stash), one left to MPI (no header) as MPI's handle *@message
+ * (MPI_MESSAGE_NO_PROC for MPI_PROC_NULL). Errors are raised. */
+int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int blocking, int *flag,
+                     MPI_Status *status, struct mpix_zcopy_probed **taken, MPI_Message *message);
+/* Receives the kept message @probed into @buf as mpix_zcopy_probed_receive does, and
+ * frees it. */
+int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, void *buf, int count,
+                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised);
+/* The data's length of the kept message @probed, as its probe reported it. */
+MPI_Count mpix_zcopy_probed_bytes(const struct mpix_zcopy_probed *probed);
+/* Frees the matched probes' hand-over state (mprobe.c), with the process's. */
+void mpix_zcopy_handover_destroy(mpix_zcopy_process *process);
+/* A nonblocking receive complete at once, with @status and the error MPI_Wait reports
+ * (@error), as *@handle (request.c). */
+int mpix_zcopy_irecv_complete(MPI_Request *handle, const MPI_Status *status, int error);
 /* Receives a message that a probe received as MPI_PACKED (@packed, @length bytes, its
  * envelope in @matched; @raw: it has no header) into @buf, as a receive that had matched
  * it would (recv.c). */

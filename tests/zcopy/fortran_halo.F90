@@ -5,7 +5,8 @@
 ! type built, committed and freed every iteration; 1 KiB rows, 24 KiB faces, and a
 ! coarse level's 80-byte rows) posted with MPIX_Irecv_zcopy/MPIX_Isend_zcopy and
 ! completed by MPI_Waitall, the same faces shifted round a ring with the blocking calls,
-! messages of irregular length received after MPIX_Probe_zcopy and MPIX_Iprobe_zcopy,
+! messages of irregular length received after MPIX_Probe_zcopy, MPIX_Iprobe_zcopy and the
+! matched probes (MPIX_Mprobe_zcopy, MPIX_Improbe_zcopy, MPIX_Mrecv_zcopy, MPIX_Imrecv_zcopy),
 ! a type committed with MPIX_Type_commit_comm, and arguments MPI would reject. Every
 ! ghost cell, status and count is checked; any failure aborts the job.
 program zcopy_fortran
@@ -161,34 +162,55 @@ contains
         call check_ghost(0, left, rows, it)
     end subroutine
 
-    ! Messages whose length the receiver learns from a probe (blocking on odd iterations,
-    ! a loop of MPIX_Iprobe_zcopy on even ones).
+    ! Messages whose length the receiver learns from a probe: MPIX_Probe_zcopy, a loop of
+    ! MPIX_Iprobe_zcopy, MPIX_Mprobe_zcopy then MPIX_Mrecv_zcopy, a loop of
+    ! MPIX_Improbe_zcopy then MPIX_Imrecv_zcopy, by turns.
     subroutine probed(it)
         integer, intent(in) :: it
         real(8), allocatable :: out(:), in(:)
-        HANDLE(MPI_Request) :: request
+        HANDLE(MPI_Request) :: request, receive
+        HANDLE(MPI_Message) :: message
         STATUS :: status
-        integer :: sent, expected, count, i
+        integer :: sent, expected, count, i, way
         logical :: flag
         sent = 100 + 37 * rank + 1500 * it
         expected = 100 + 37 * left + 1500 * it
+        way = mod(it - 1, 4)
         allocate(out(sent))
         do i = 1, sent
             out(i) = value(rank, it, i, 0, 0)
         end do
         call MPIX_Isend_zcopy(out(1), sent, MPI_DOUBLE_PRECISION, right, 5, comm, request IERR)
-        if (mod(it, 2) == 1) then
+        flag = .false.
+        select case (way)
+        case (0)
             call MPIX_Probe_zcopy(left, 5, comm, status IERR)
-        else
-            flag = .false.
+        case (1)
             do while (.not. flag)
                 call MPIX_Iprobe_zcopy(MPI_ANY_SOURCE, 5, comm, flag, status IERR)
             end do
-        end if
+        case (2)
+            call MPIX_Mprobe_zcopy(left, 5, comm, message, status IERR)
+        case default
+            do while (.not. flag)
+                call MPIX_Improbe_zcopy(MPI_ANY_SOURCE, 5, comm, flag, message, status IERR)
+            end do
+        end select
         call MPI_Get_count(status, MPI_DOUBLE_PRECISION, count, ierr)
         if (count /= expected .or. SOURCE(status) /= left) call fail('probed count or source', it)
         allocate(in(max(count, 1)))
-        call MPIX_Recv_zcopy(in(1), count, MPI_DOUBLE_PRECISION, left, 5, comm, MPI_STATUS_IGNORE IERR)
+        select case (way)
+        case (0, 1)
+            call MPIX_Recv_zcopy(in(1), count, MPI_DOUBLE_PRECISION, left, 5, comm, MPI_STATUS_IGNORE IERR)
+        case (2)
+            call MPIX_Mrecv_zcopy(in(1), count, MPI_DOUBLE_PRECISION, message, status IERR)
+            if (SOURCE(status) /= left .or. TAG(status) /= 5) call fail('mrecv status', it)
+        case default
+            call MPIX_Imrecv_zcopy(in(1), count, MPI_DOUBLE_PRECISION, message, receive IERR)
+            call MPI_Wait(receive, status, ierr)
+            if (SOURCE(status) /= left .or. TAG(status) /= 5) call fail('imrecv status', it)
+        end select
+        if (way >= 2 .and. message /= MPI_MESSAGE_NULL) call fail('message handle left', it)
         call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
         do i = 1, min(count, expected)
             if (in(i) /= value(left, it, i, 0, 0)) then

@@ -79,6 +79,11 @@ int main(int argc, char **argv)
     EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(-5, 0, counting, &flag, &status), "once: iprobe, negative rank");
     EXPECT_RAISED_ONCE(MPIX_Iprobe_zcopy(0, 0, counting, NULL, &status), "once: iprobe, NULL flag");
     EXPECT_ERROR(MPIX_Probe_zcopy(0, 0, MPI_COMM_NULL, &status), "probe, null communicator");
+    MPI_Message message;
+    EXPECT_RAISED_ONCE(MPIX_Mprobe_zcopy(size, 0, counting, &message, &status), "once: mprobe, rank out of range");
+    EXPECT_RAISED_ONCE(MPIX_Mprobe_zcopy(0, -3, counting, &message, &status), "once: mprobe, negative tag");
+    EXPECT_RAISED_ONCE(MPIX_Mprobe_zcopy(0, 0, counting, NULL, &status), "once: mprobe, NULL message");
+    EXPECT_RAISED_ONCE(MPIX_Improbe_zcopy(0, 0, counting, NULL, &message, &status), "once: improbe, NULL flag");
 
     /* A message a probe kept (32 KiB: kept on both MPIs), received with a datatype MPI
      * would reject and with a bad tag: each raised once, and the message stays for the

@@ -9,8 +9,10 @@
  * message, a wildcard receive after a probe gets data, a nonblocking receive posted
  * before a probe takes the first message, MPI_PROC_NULL, and the arguments MPI_Probe
  * would reject. MPIX_TEST_THREADS=multiple: also four threads a rank probing and
- * receiving on one communicator at once. MPIX_TEST_ZCOPY_EXPECT=zero_copy: some message
- * went zero-copy. */
+ * receiving on one communicator at once, then taking whatever comes by the matched probe
+ * with MPI_ANY_TAG. The irregular exchange and the truncations run again with the
+ * matched probes and receives. MPIX_TEST_ZCOPY_EXPECT=zero_copy: some message went
+ * zero-copy. */
 #include "mpix_test.h"
 #include "zcopy_stats.h"
 
@@ -47,7 +49,9 @@ static void check_received(const double *data, int count, int from, int round, c
           bad >= 0 ? data[bad] : 0.0);
 }
 
-static void exchange(MPI_Comm comm, int round)
+/* @matched: the receiver uses the matched probes and receives (MPIX_Mprobe_zcopy or an
+ * MPIX_Improbe_zcopy loop, then MPIX_Mrecv_zcopy or MPIX_Imrecv_zcopy). */
+static void exchange(MPI_Comm comm, int round, int matched)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -78,7 +82,16 @@ static void exchange(MPI_Comm comm, int round)
     }
     for (int received = 0; received < size - 1; received++) {
         MPI_Status status;
-        if ((round + received) % 2 == 0) {
+        MPI_Message message = MPI_MESSAGE_NULL;
+        if (matched && (round + received) % 2 == 0) {
+            CHECK(MPIX_Mprobe_zcopy(MPI_ANY_SOURCE, 100 + round, comm, &message, &status) == MPI_SUCCESS, "mprobe");
+        } else if (matched) {
+            int flag = 0;
+            while (!flag)
+                CHECK(MPIX_Improbe_zcopy(MPI_ANY_SOURCE, 100 + round, comm, &flag, &message, &status) ==
+                          MPI_SUCCESS,
+                      "improbe");
+        } else if ((round + received) % 2 == 0) {
             CHECK(MPIX_Probe_zcopy(MPI_ANY_SOURCE, 100 + round, comm, &status) == MPI_SUCCESS, "probe");
         } else {
             int flag = 0;
@@ -95,18 +108,28 @@ static void exchange(MPI_Comm comm, int round)
               count, count_of(from, rank, round));
         if (count < 0)
             count = count_of(from, rank, round);
-        /* the same message again, by a probe naming it */
+        /* the same message again, by a probe naming it; a matched one is out of reach */
         MPI_Status again;
         int flag = 0, again_count = -1;
-        CHECK(MPIX_Iprobe_zcopy(from, status.MPI_TAG, comm, &flag, &again) == MPI_SUCCESS && flag,
-              "round %d: second probe found nothing", round);
-        MPI_Get_count(&again, MPI_DOUBLE, &again_count);
-        CHECK(again.MPI_SOURCE == from && again_count == count, "round %d: second probe: source %d, %d doubles",
-              round, again.MPI_SOURCE, again_count);
+        CHECK(MPIX_Iprobe_zcopy(from, status.MPI_TAG, comm, &flag, &again) == MPI_SUCCESS && flag == !matched,
+              "round %d: second probe found %s", round, flag ? "a matched message" : "nothing");
+        if (!matched) {
+            MPI_Get_count(&again, MPI_DOUBLE, &again_count);
+            CHECK(again.MPI_SOURCE == from && again_count == count, "round %d: second probe: source %d, %d doubles",
+                  round, again.MPI_SOURCE, again_count);
+        }
         double *data = malloc(((size_t)count + 1) * sizeof *data);
         MPI_Status received_status;
         int received_count = -1;
-        if ((round + from) % 3 == 0) {
+        if (matched && (round + from) % 3 == 0) {
+            MPI_Request request;
+            CHECK(MPIX_Imrecv_zcopy(data, count, MPI_DOUBLE, &message, &request) == MPI_SUCCESS, "imrecv");
+            CHECK(MPI_Wait(&request, &received_status) == MPI_SUCCESS, "wait for imrecv");
+            CHECK(message == MPI_MESSAGE_NULL, "imrecv left the message handle");
+        } else if (matched) {
+            CHECK(MPIX_Mrecv_zcopy(data, count, MPI_DOUBLE, &message, &received_status) == MPI_SUCCESS, "mrecv");
+            CHECK(message == MPI_MESSAGE_NULL, "mrecv left the message handle");
+        } else if ((round + from) % 3 == 0) {
             MPI_Request request;
             CHECK(MPIX_Irecv_zcopy(data, count, MPI_DOUBLE, from, status.MPI_TAG, comm, &request) == MPI_SUCCESS,
                   "irecv");
@@ -134,12 +157,14 @@ static void exchange(MPI_Comm comm, int round)
 
 /* Rank 0 sends rank 1 a message of each length; rank 1 probes each and receives it one
  * element short (MPI_ERR_TRUNCATE, the message consumed, the sender released), then a
- * last one with wildcards. */
-static void truncation(MPI_Comm comm)
+ * last one with wildcards; @matched: with the matched probe and receive. */
+static void truncation(MPI_Comm comm, int matched)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* MPICH 4.0 raises MPI_Mrecv's errors on MPI_COMM_WORLD (a message left to MPI). */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (rank == 0) {
         for (int l = 1; l < LENGTHS; l++) {
             double *buffer = malloc(lengths[l] * sizeof *buffer);
@@ -154,11 +179,17 @@ static void truncation(MPI_Comm comm)
         for (int l = 1; l < LENGTHS; l++) {
             MPI_Status status;
             int count = -1;
-            CHECK(MPIX_Probe_zcopy(0, l, comm, &status) == MPI_SUCCESS, "probe %d", l);
+            MPI_Message message;
+            if (matched)
+                CHECK(MPIX_Mprobe_zcopy(0, l, comm, &message, &status) == MPI_SUCCESS, "mprobe %d", l);
+            else
+                CHECK(MPIX_Probe_zcopy(0, l, comm, &status) == MPI_SUCCESS, "probe %d", l);
             MPI_Get_count(&status, MPI_DOUBLE, &count);
             CHECK(count == lengths[l], "probe %d: %d doubles", l, count);
             double *data = malloc(lengths[l] * sizeof *data);
-            int rc = MPIX_Recv_zcopy(data, lengths[l] - 1, MPI_DOUBLE, 0, l, comm, &status), error_class = -1;
+            int rc = matched ? MPIX_Mrecv_zcopy(data, lengths[l] - 1, MPI_DOUBLE, &message, &status)
+                             : MPIX_Recv_zcopy(data, lengths[l] - 1, MPI_DOUBLE, 0, l, comm, &status),
+                error_class = -1;
             MPI_Error_class(rc, &error_class);
             CHECK(error_class == MPI_ERR_TRUNCATE, "%d doubles into %d: error class %d", lengths[l], lengths[l] - 1,
                   error_class);
@@ -176,7 +207,9 @@ static void truncation(MPI_Comm comm)
             CHECK(MPIX_Iprobe_zcopy(MPI_ANY_SOURCE, l < LENGTHS ? l : 99, comm, &flag, &status) == MPI_SUCCESS && !flag,
                   "tag %d: a message left", l < LENGTHS ? l : 99);
     }
+    MPI_Barrier(comm);   /* the next run sends on the same tags */
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 /* A nonblocking receive posted before a probe takes the first message, as MPI's would:
@@ -247,10 +280,17 @@ static void *probing_thread(void *argument)
             failures += MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
         } else if (thread_rank == 1) {
             MPI_Status status;
-            failures += MPIX_Probe_zcopy(0, tag, thread_comm, &status) != MPI_SUCCESS;
+            MPI_Message message;
+            if (m % 2)
+                failures += MPIX_Mprobe_zcopy(0, tag, thread_comm, &message, &status) != MPI_SUCCESS;
+            else
+                failures += MPIX_Probe_zcopy(0, tag, thread_comm, &status) != MPI_SUCCESS;
             MPI_Get_count(&status, MPI_DOUBLE, &count);
             failures += count != n;
-            failures += MPIX_Recv_zcopy(data, n, MPI_DOUBLE, 0, tag, thread_comm, &status) != MPI_SUCCESS;
+            if (m % 2)
+                failures += MPIX_Mrecv_zcopy(data, n, MPI_DOUBLE, &message, &status) != MPI_SUCCESS;
+            else
+                failures += MPIX_Recv_zcopy(data, n, MPI_DOUBLE, 0, tag, thread_comm, &status) != MPI_SUCCESS;
             for (int i = 0; i < n; i++)
                 if (data[i] != value_of(tag, m, i)) {
                     failures++;
@@ -258,6 +298,55 @@ static void *probing_thread(void *argument)
                 }
         }
         free(data);
+    }
+    __atomic_add_fetch(&thread_failures, failures, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* The same messages, each receiving thread taking whichever comes with MPI_ANY_TAG by
+ * the matched probe: every message must reach one thread whole (its first value names
+ * its tag's message number), none twice. */
+static int seen[THREADS][THREAD_MESSAGES], empty_seen;
+
+static void *any_tag_thread(void *argument)
+{
+    int tag = (int)(long)argument, failures = 0;
+    for (int m = 0; m < THREAD_MESSAGES; m++) {
+        if (thread_rank == 0) {
+            int n = thread_count_of(tag, m);
+            double *data = malloc(((size_t)n + 1) * sizeof *data);
+            for (int i = 0; i < n; i++)
+                data[i] = value_of(tag, m, i);
+            failures += MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
+            free(data);
+        } else if (thread_rank == 1) {
+            MPI_Status status;
+            MPI_Message message;
+            int count = -1;
+            failures += MPIX_Mprobe_zcopy(0, MPI_ANY_TAG, thread_comm, &message, &status) != MPI_SUCCESS;
+            MPI_Get_count(&status, MPI_DOUBLE, &count);
+            double *data = malloc(((size_t)(count > 0 ? count : 0) + 1) * sizeof *data);
+            failures += MPIX_Mrecv_zcopy(data, count, MPI_DOUBLE, &message, &status) != MPI_SUCCESS;
+            int from_tag = status.MPI_TAG;
+            if (count == 0)
+                __atomic_add_fetch(&empty_seen, 1, __ATOMIC_RELAXED);
+            else if (count < 0 || from_tag < 0 || from_tag >= THREADS)
+                failures++;
+            else {
+                int number = (int)((data[0] - from_tag * 1e6) / 1e4 + 0.5);
+                if (number < 0 || number >= THREAD_MESSAGES || count != thread_count_of(from_tag, number))
+                    failures++;
+                else {
+                    __atomic_add_fetch(&seen[from_tag][number], 1, __ATOMIC_RELAXED);
+                    for (int i = 0; i < count; i++)
+                        if (data[i] != value_of(from_tag, number, i)) {
+                            failures++;
+                            break;
+                        }
+                }
+            }
+            free(data);
+        }
     }
     __atomic_add_fetch(&thread_failures, failures, __ATOMIC_RELAXED);
     return NULL;
@@ -273,6 +362,23 @@ static void threads(MPI_Comm comm)
     for (int t = 0; t < THREADS; t++)
         pthread_join(workers[t], NULL);
     CHECK(thread_failures == 0, "threads: %d failed probes, counts, receives or values", thread_failures);
+    for (long t = 0; t < THREADS; t++)
+        pthread_create(&workers[t], NULL, any_tag_thread, (void *)t);
+    for (int t = 0; t < THREADS; t++)
+        pthread_join(workers[t], NULL);
+    CHECK(thread_failures == 0, "threads, any tag: %d failed probes, counts, receives or values", thread_failures);
+    if (thread_rank == 1) {
+        int wrong = 0, empty = 0;
+        for (int t = 0; t < THREADS; t++)
+            for (int m = 0; m < THREAD_MESSAGES; m++) {
+                if (thread_count_of(t, m) == 0)
+                    empty++;
+                else
+                    wrong += seen[t][m] != 1;
+            }
+        CHECK(wrong == 0 && empty == empty_seen, "threads, any tag: %d messages not received once, %d of %d empty",
+              wrong, empty_seen, empty);
+    }
 }
 
 static void arguments(MPI_Comm comm)
@@ -297,6 +403,21 @@ static void arguments(MPI_Comm comm)
     CHECK(rc != MPI_SUCCESS, "tag -5 accepted");
     rc = MPIX_Probe_zcopy(0, 0, MPI_COMM_NULL, &status);
     CHECK(rc != MPI_SUCCESS, "MPI_COMM_NULL accepted");
+    MPI_Message message = MPI_MESSAGE_NULL;
+    double nothing = 7;
+    CHECK(MPIX_Mprobe_zcopy(MPI_PROC_NULL, 0, comm, &message, &status) == MPI_SUCCESS &&
+              message == MPI_MESSAGE_NO_PROC && status.MPI_SOURCE == MPI_PROC_NULL,
+          "mprobe MPI_PROC_NULL: source %d", status.MPI_SOURCE);
+    CHECK(MPIX_Mrecv_zcopy(&nothing, 1, MPI_DOUBLE, &message, &status) == MPI_SUCCESS &&
+              status.MPI_SOURCE == MPI_PROC_NULL && nothing == 7 && message == MPI_MESSAGE_NULL,
+          "mrecv MPI_MESSAGE_NO_PROC: source %d", status.MPI_SOURCE);
+    rc = MPIX_Mprobe_zcopy(0, 0, comm, NULL, &status);
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT) && strstr(mpix_test_error_string(rc), "MPIX_Mprobe_zcopy"),
+          "NULL message: %s", mpix_test_error_string(rc));
+    rc = MPIX_Improbe_zcopy(size, 0, comm, &flag, &message, &status);
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "improbe of source %d: %s", size, mpix_test_error_string(rc));
+    rc = MPIX_Improbe_zcopy(0, 0, comm, NULL, &message, &status);
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "improbe, NULL flag: %s", mpix_test_error_string(rc));
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -316,9 +437,12 @@ int main(int argc, char **argv)
     arguments(comm);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     for (int round = 0; round < ROUNDS; round++)
-        exchange(comm, round);
+        exchange(comm, round, 0);
+    for (int round = 0; round < ROUNDS; round++)
+        exchange(comm, ROUNDS + round, 1);
     if (size >= 2) {
-        truncation(comm);
+        truncation(comm, 0);
+        truncation(comm, 1);
         receive_posted_first(comm);
         if (multiple && provided == MPI_THREAD_MULTIPLE)
             threads(comm);

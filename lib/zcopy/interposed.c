@@ -148,12 +148,10 @@ MPIX_API int mpix_interpose_zcopy_init(int fortran_wrapped)
     pthread_mutexattr_destroy(&recursive);
     state->verbose = world->settings.verbose;
     state->stage_after = STAGE_AFTER_SECONDS;
-    state->self_comm = MPI_COMM_NULL;
     process->interposed = state;
     const char *fortran = fortran_wrapped ? NULL : fortran_binding_loaded();
     int willing = world->settings.enabled && process->mailbox && !fortran;
-    if ((rc = learn_node(process, willing)) == MPI_SUCCESS && willing)
-        rc = PMPI_Comm_dup(MPI_COMM_SELF, &state->self_comm);
+    rc = learn_node(process, willing);
     state->active = rc == MPI_SUCCESS && willing;
     if (state->verbose)
         mpix_verbose_print("zcopy", "interposed calls: %s",
@@ -567,8 +565,5 @@ MPIX_API int mpix_interpose_zcopy_finalize(void)
     }
     if (state->staged_count)
         mpix_verbose_print("zcopy", "%d zero-copy messages were never received", state->staged_count);
-    int rc = MPI_SUCCESS;
-    if (state->self_comm != MPI_COMM_NULL)
-        rc = PMPI_Comm_free(&state->self_comm);
-    return rc;
+    return MPI_SUCCESS;
 }

@@ -65,8 +65,6 @@ struct mpix_zcopy_interposed {
     mpix_interposed_staged *staged;
     int staged_count, staged_capacity;
     _Atomic int staged_pending;
-    MPI_Comm self_comm;           /* matched probes hand their messages over on it */
-    struct mpix_interposed_message *messages;   /* interposed_probe.c */
     unsigned long sent_zero_copy, sent_plain, received_zero_copy, staged_sends;
     unsigned long sent_packed;   /* of sent_plain: packed by this process (send.c) */
 };

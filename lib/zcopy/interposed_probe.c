@@ -7,22 +7,13 @@
  * matches takes it from the stash before MPI's queue (a stashed message is older than
  * any of the same sender still queued with its tag). A matched probe (MPI_Mprobe) hands
  * the program a message handle of MPI's own: the data goes to this process on a private
- * communicator, and MPI_Mrecv on that handle reports the original envelope. */
+ * communicator (mprobe.c), and MPI_Mrecv on that handle reports the original envelope. */
 #include "interposed.h"
 #include "common/api.h"
 #include "common/error.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A handle given out by a matched probe, with the envelope the program was told. */
-typedef struct mpix_interposed_message {
-    MPI_Message message;
-    MPI_Status status;
-    MPI_Request handover;         /* the send on the private communicator */
-    char *data;
-    struct mpix_interposed_message *next;
-} mpix_interposed_message;
 
 static int matches(const mpix_interposed_stashed *stashed, int source, int tag, MPI_Comm comm)
 {
@@ -189,38 +180,31 @@ MPIX_API int mpix_interpose_zcopy_iprobe(int source, int tag, MPI_Comm comm, int
     return probe(source, tag, comm, 0, flag, status);
 }
 
-/* Gives the program a handle of MPI's own for @stashed: its data, read, goes to this
- * process on the private communicator and is matched there. */
-static int hand_over(mpix_zcopy_interposed *state, mpix_interposed_stashed *stashed, MPI_Message *message,
-                     MPI_Status *status)
+/* Gives the program a handle of MPI's own for @stashed (consumed): its data, read, is
+ * handed over to this process (mpix_zcopy_handover_give). */
+static int hand_over(mpix_interposed_stashed *stashed, MPI_Message *message, MPI_Status *status)
 {
+    MPI_Comm comm = stashed->comm;
     MPI_Count bytes = stashed->is_header ? stashed->header.bytes : stashed->packed_bytes;
-    mpix_interposed_message *handed = calloc(1, sizeof *handed);
-    char *data = bytes > 0 ? malloc(bytes) : NULL;
-    if (!handed || (bytes > 0 && !data) || bytes > (MPI_Count)0x7fffffff) {
-        free(handed);
-        free(data);
-        return MPI_ERR_NO_MEM;
+    mpix_zcopy_process *process;
+    int rc = mpix_zcopy_process_get(&process);
+    char *data = rc == MPI_SUCCESS && bytes > 0 && bytes <= 0x7fffffff ? malloc(bytes) : NULL;
+    if (rc == MPI_SUCCESS && bytes > 0 && !data)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        free(stashed->packed);
+        free(stashed);
+        return rc;
     }
     MPI_Status read;
-    int rc = mpix_interposed_stash_deliver(stashed, data, (int)bytes, MPI_BYTE, &read);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Isend(data, (int)bytes, MPI_BYTE, 0, 0, state->self_comm, &handed->handover);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Mprobe(0, 0, state->self_comm, &handed->message, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-        free(handed);
+    if ((rc = mpix_interposed_stash_deliver(stashed, data, (int)bytes, MPI_BYTE, &read)) != MPI_SUCCESS) {
         free(data);
         return rc;
     }
-    handed->status = read;
-    handed->data = data;
-    handed->next = state->messages;
-    state->messages = handed;
-    *message = handed->message;
-    if (status != MPI_STATUS_IGNORE)
+    if ((rc = mpix_zcopy_handover_give(process, data, bytes, &read, comm, message)) == MPI_SUCCESS &&
+        status != MPI_STATUS_IGNORE)
         *status = read;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* MPI_Mprobe (@blocking) or MPI_Improbe. */
@@ -248,10 +232,7 @@ static int matched_probe(int source, int tag, MPI_Comm comm, int blocking, int *
             return mpix_raise_comm(comm, rc);
     }
     *flag = 1;
-    pthread_mutex_lock(&state->lock);
-    rc = hand_over(state, stashed, message, status);
-    pthread_mutex_unlock(&state->lock);
-    return mpix_raise_comm(comm, rc);
+    return mpix_raise_comm(comm, hand_over(stashed, message, status));
 }
 
 MPIX_API int mpix_interpose_zcopy_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
@@ -266,43 +247,17 @@ MPIX_API int mpix_interpose_zcopy_improbe(int source, int tag, MPI_Comm comm, in
     return matched_probe(source, tag, comm, 0, flag, message, status);
 }
 
-/* The handed-over message @message names (@take: taken off the list); NULL for MPI's own. */
-static mpix_interposed_message *find_handed(mpix_zcopy_interposed *state, MPI_Message message, int take)
-{
-    if (!state || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
-        return NULL;
-    mpix_interposed_message *found = NULL;
-    pthread_mutex_lock(&state->lock);
-    for (mpix_interposed_message **link = &state->messages; *link; link = &(*link)->next)
-        if ((*link)->message == message) {
-            found = *link;
-            if (take)
-                *link = found->next;
-            break;
-        }
-    pthread_mutex_unlock(&state->lock);
-    return found;
-}
-
 MPIX_API int mpix_interpose_zcopy_mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                                         MPI_Status *status)
 {
-    mpix_interposed_message *handed = find_handed(mpix_interposed_state(NULL), *message, 1);
-    if (!handed)
-        return PMPI_Mrecv(buf, count, datatype, message, status);
     MPI_Status received;
-    int rc = PMPI_Mrecv(buf, count, datatype, message, &received);
-    int handover_rc = PMPI_Wait(&handed->handover, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        rc = handover_rc;
-    if (status != MPI_STATUS_IGNORE) {
+    MPI_Comm comm;
+    int rc;
+    if (!mpix_zcopy_handover_receive(message, buf, count, datatype, &received, &comm, &rc))
+        return PMPI_Mrecv(buf, count, datatype, message, status);
+    if (status != MPI_STATUS_IGNORE)
         *status = received;
-        status->MPI_SOURCE = handed->status.MPI_SOURCE;
-        status->MPI_TAG = handed->status.MPI_TAG;
-    }
-    free(handed->data);
-    free(handed);
-    return rc;
+    return mpix_raise_comm(comm, rc);
 }
 
 /* The handed-over data is in this process already: received at once, behind a request
@@ -310,10 +265,10 @@ MPIX_API int mpix_interpose_zcopy_mrecv(void *buf, int count, MPI_Datatype datat
 MPIX_API int mpix_interpose_zcopy_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                                          MPI_Request *request)
 {
-    mpix_zcopy_interposed *state = mpix_interposed_state(NULL);
-    if (!find_handed(state, *message, 0))
-        return PMPI_Imrecv(buf, count, datatype, message, request);
     MPI_Status received;
-    int rc = mpix_interpose_zcopy_mrecv(buf, count, datatype, message, &received);
-    return mpix_interposed_receive_done(buf, count, datatype, &received, rc, state->self_comm, request);
+    MPI_Comm comm;
+    int rc;
+    if (!mpix_zcopy_handover_receive(message, buf, count, datatype, &received, &comm, &rc))
+        return PMPI_Imrecv(buf, count, datatype, message, request);
+    return mpix_interposed_receive_done(buf, count, datatype, &received, rc, comm, request);
 }

@@ -7,7 +7,9 @@
  * released at the probe), sent to this process on a private communicator and matched
  * there: the program holds a message handle of MPI's own, which MPI_Mrecv would also
  * accept. MPIX_Mrecv_zcopy receives it with the caller's datatype, so MPI judges the
- * count, the type and truncation, and reports the envelope the probe matched. */
+ * count, the type and truncation, and reports the envelope the probe matched. The
+ * program's own matched probes under libmpix-pmpi.so hand their messages over the same
+ * way (interposed_probe.c). */
 #include "zcopy.h"
 #include "common/api.h"
 #include "common/arguments.h"
@@ -78,43 +80,25 @@ void mpix_zcopy_handover_destroy(mpix_zcopy_process *process)
     process->handover = NULL;
 }
 
-/* Reads the kept message @probed (consumed) and hands it over: *@message is MPI's handle
- * of its data on the private communicator. */
-static int hand_over(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Message *message,
-                     MPI_Status *status)
+int mpix_zcopy_handover_give(mpix_zcopy_process *process, char *data, MPI_Count bytes, const MPI_Status *envelope,
+                             MPI_Comm comm, MPI_Message *message)
 {
-    struct mpix_zcopy_handover *handover;
-    int rc = handover_get(zc->process, &handover);
-    MPI_Count bytes = mpix_zcopy_probed_bytes(probed);
+    struct mpix_zcopy_handover *handover = NULL;
+    int rc = bytes > INT32_MAX ? mpix_error(MPIX_ERRKIND_ARGUMENT, "a matched message of %lld bytes", (long long)bytes)
+                               : handover_get(process, &handover);
     handed *entry = rc == MPI_SUCCESS ? calloc(1, sizeof *entry) : NULL;
-    char *data = entry && bytes > 0 && bytes <= INT32_MAX ? malloc((size_t)bytes) : NULL;
-    if (rc == MPI_SUCCESS && (!entry || (bytes > 0 && !data)))
-        rc = bytes > INT32_MAX ? mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Mprobe_zcopy: a message of %lld bytes",
-                                            (long long)bytes)
-                               : MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) {
-        free(entry);
-        free(data);
-        free(probed);   /* its sender waits no more for a message nobody can receive */
-        return rc;
-    }
-    int raised;
-    MPI_Status read;
-    rc = mpix_zcopy_probed_deliver(zc, probed, data, (int)bytes, MPI_BYTE, comm, &read, &raised);
+    if (rc == MPI_SUCCESS && !entry)
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
         pthread_mutex_lock(&handover->lock);
         rc = PMPI_Isend(data, (int)bytes, MPI_BYTE, 0, 0, handover->comm, &entry->handover);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Mprobe(0, 0, handover->comm, &entry->message, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS) {
-            entry->comm = comm;
-            entry->status = read;
-            entry->data = data;
-            entry->next = handover->first;
+            *entry = (handed){ .message = entry->message, .comm = comm, .status = *envelope,
+                               .handover = entry->handover, .data = data, .next = handover->first };
             handover->first = entry;
             *message = entry->message;
-            if (status != MPI_STATUS_IGNORE)
-                *status = read;
         }
         pthread_mutex_unlock(&handover->lock);
     }
@@ -122,6 +106,31 @@ static int hand_over(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, MPI_
         free(entry);
         free(data);
     }
+    return rc;
+}
+
+/* Reads the kept message @probed (consumed) and hands it over. */
+static int hand_over(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Message *message,
+                     MPI_Status *status)
+{
+    MPI_Count bytes = mpix_zcopy_probed_bytes(probed);
+    char *data = bytes > 0 && bytes <= INT32_MAX ? malloc((size_t)bytes) : NULL;
+    if (bytes > 0 && !data) {
+        free(probed);   /* its sender waits no more for a message nobody can receive */
+        return bytes > INT32_MAX
+                   ? mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Mprobe_zcopy: a message of %lld bytes", (long long)bytes)
+                   : MPI_ERR_NO_MEM;
+    }
+    int raised;
+    MPI_Status read;
+    int rc = mpix_zcopy_probed_deliver(zc, probed, data, (int)bytes, MPI_BYTE, comm, &read, &raised);
+    if (rc != MPI_SUCCESS) {
+        free(data);
+        return rc;
+    }
+    if ((rc = mpix_zcopy_handover_give(zc->process, data, bytes, &read, comm, message)) == MPI_SUCCESS &&
+        status != MPI_STATUS_IGNORE)
+        *status = read;
     return rc;
 }
 
@@ -159,8 +168,8 @@ MPIX_API int MPIX_Improbe_zcopy(int source, int tag, MPI_Comm comm, int *flag, M
     return matched_probe("MPIX_Improbe_zcopy", source, tag, comm, 0, flag, message, status);
 }
 
-/* The hand-over @message names (@take: taken off the list); NULL for a handle of MPI's. */
-static handed *find_handed(MPI_Message message, int take)
+/* The hand-over @message names, taken off the list; NULL for a handle of MPI's. */
+static handed *take_handed(MPI_Message message)
 {
     mpix_zcopy_process *process;
     if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC || mpix_zcopy_process_get(&process) != MPI_SUCCESS)
@@ -173,42 +182,43 @@ static handed *find_handed(MPI_Message message, int take)
     for (handed **link = &handover->first; *link; link = &(*link)->next)
         if ((*link)->message == message) {
             found = *link;
-            if (take)
-                *link = found->next;
+            *link = found->next;
             break;
         }
     pthread_mutex_unlock(&handover->lock);
     return found;
 }
 
-/* Receives the handed-over @entry (freed) through @message; the error is not raised. */
-static int receive_handed(handed *entry, void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-                          MPI_Status *status)
+int mpix_zcopy_handover_receive(MPI_Message *message, void *buf, int count, MPI_Datatype datatype, MPI_Status *status,
+                                MPI_Comm *comm, int *rc)
 {
+    handed *entry = take_handed(*message);
+    if (!entry)
+        return 0;
     MPI_Status received;
-    int rc = PMPI_Mrecv(buf, count, datatype, message, &received);
+    *rc = PMPI_Mrecv(buf, count, datatype, message, &received);
     int handover_rc = PMPI_Wait(&entry->handover, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        rc = handover_rc;
+    if (*rc == MPI_SUCCESS)
+        *rc = handover_rc;
     *status = received;
     status->MPI_SOURCE = entry->status.MPI_SOURCE;
     status->MPI_TAG = entry->status.MPI_TAG;
-    status->MPI_ERROR = rc;
+    status->MPI_ERROR = *rc;
+    *comm = entry->comm;
     free(entry->data);
     free(entry);
-    return rc;
+    return 1;
 }
 
 MPIX_API int MPIX_Mrecv_zcopy(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
     if (!message)
         return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Mrecv_zcopy: message is NULL"));
-    handed *entry = find_handed(*message, 1);
-    if (!entry)
-        return PMPI_Mrecv(buf, count, datatype, message, status);   /* MPI's: it raises its errors */
-    MPI_Comm comm = entry->comm;
     MPI_Status received;
-    int rc = receive_handed(entry, buf, count, datatype, message, &received);
+    MPI_Comm comm;
+    int rc;
+    if (!mpix_zcopy_handover_receive(message, buf, count, datatype, &received, &comm, &rc))
+        return PMPI_Mrecv(buf, count, datatype, message, status);   /* MPI's: it raises its errors */
     if (status != MPI_STATUS_IGNORE)
         *status = received;
     return mpix_raise_comm(comm, rc);
@@ -220,13 +230,12 @@ MPIX_API int MPIX_Imrecv_zcopy(void *buf, int count, MPI_Datatype datatype, MPI_
     if (!message || !request)
         return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Imrecv_zcopy: %s is NULL",
                                      message ? "request" : "message"));
-    handed *entry = find_handed(*message, 1);
-    if (!entry)
-        return PMPI_Imrecv(buf, count, datatype, message, request);
     /* The data is in this process already: received now, behind a request complete at
      * once whose status and error MPI_Wait reports, as an MPI_Imrecv's would. */
-    MPI_Comm comm = entry->comm;
     MPI_Status received;
-    int received_rc = receive_handed(entry, buf, count, datatype, message, &received);
+    MPI_Comm comm;
+    int received_rc;
+    if (!mpix_zcopy_handover_receive(message, buf, count, datatype, &received, &comm, &received_rc))
+        return PMPI_Imrecv(buf, count, datatype, message, request);
     return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, received_rc));
 }

@@ -738,6 +738,17 @@ int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *pro
                               MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised);
 /* The data's length of the kept message @probed, as its probe reported it. */
 MPI_Count mpix_zcopy_probed_bytes(const struct mpix_zcopy_probed *probed);
+/* Hands a matched message's @data (@bytes of it, malloc'ed; consumed) to the program
+ * (mprobe.c): sent to this process on a private communicator and matched there, so that
+ * *@message is a handle of MPI's own; its receive reports @envelope's source and tag and
+ * its errors belong to @comm. */
+int mpix_zcopy_handover_give(mpix_zcopy_process *process, char *data, MPI_Count bytes, const MPI_Status *envelope,
+                             MPI_Comm comm, MPI_Message *message);
+/* 1 when *@message is a hand-over's: received into @buf (*@message MPI_MESSAGE_NULL),
+ * @status filled with its envelope, *@comm its communicator and *@rc the receive's error,
+ * not raised; 0 for a handle of MPI's, untouched. */
+int mpix_zcopy_handover_receive(MPI_Message *message, void *buf, int count, MPI_Datatype datatype, MPI_Status *status,
+                                MPI_Comm *comm, int *rc);
 /* Frees the matched probes' hand-over state (mprobe.c), with the process's. */
 void mpix_zcopy_handover_destroy(mpix_zcopy_process *process);
 /* A nonblocking receive complete at once, with @status and the error MPI_Wait reports

@@ -268,17 +268,36 @@ static int thread_count_of(int tag, int m)
     return (m * 37 + tag * 11) % 5 == 0 ? 30000 : (m * 13 + tag) % 700;
 }
 
+/* Rank 0's message @m of @tag; 1 on failure. */
+static int send_thread_message(int tag, int m)
+{
+    int n = thread_count_of(tag, m);
+    double *data = malloc(((size_t)n + 1) * sizeof *data);
+    for (int i = 0; i < n; i++)
+        data[i] = value_of(tag, m, i);
+    int failed = MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
+    free(data);
+    return failed;
+}
+
+/* 1 when @data (@n values) is not message @m of @tag. */
+static int differs(const double *data, int n, int tag, int m)
+{
+    for (int i = 0; i < n; i++)
+        if (data[i] != value_of(tag, m, i))
+            return 1;
+    return 0;
+}
+
 static void *probing_thread(void *argument)
 {
     int tag = (int)(long)argument, failures = 0;
     for (int m = 0; m < THREAD_MESSAGES; m++) {
         int n = thread_count_of(tag, m), count = -1;
         double *data = malloc(((size_t)n + 1) * sizeof *data);
-        if (thread_rank == 0) {
-            for (int i = 0; i < n; i++)
-                data[i] = value_of(tag, m, i);
-            failures += MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
-        } else if (thread_rank == 1) {
+        if (thread_rank == 0)
+            failures += send_thread_message(tag, m);
+        else if (thread_rank == 1) {
             MPI_Status status;
             MPI_Message message;
             if (m % 2)
@@ -291,11 +310,7 @@ static void *probing_thread(void *argument)
                 failures += MPIX_Mrecv_zcopy(data, n, MPI_DOUBLE, &message, &status) != MPI_SUCCESS;
             else
                 failures += MPIX_Recv_zcopy(data, n, MPI_DOUBLE, 0, tag, thread_comm, &status) != MPI_SUCCESS;
-            for (int i = 0; i < n; i++)
-                if (data[i] != value_of(tag, m, i)) {
-                    failures++;
-                    break;
-                }
+            failures += differs(data, n, tag, m);
         }
         free(data);
     }
@@ -312,14 +327,9 @@ static void *any_tag_thread(void *argument)
 {
     int tag = (int)(long)argument, failures = 0;
     for (int m = 0; m < THREAD_MESSAGES; m++) {
-        if (thread_rank == 0) {
-            int n = thread_count_of(tag, m);
-            double *data = malloc(((size_t)n + 1) * sizeof *data);
-            for (int i = 0; i < n; i++)
-                data[i] = value_of(tag, m, i);
-            failures += MPIX_Send_zcopy(data, n, MPI_DOUBLE, 1, tag, thread_comm) != MPI_SUCCESS;
-            free(data);
-        } else if (thread_rank == 1) {
+        if (thread_rank == 0)
+            failures += send_thread_message(tag, m);
+        else if (thread_rank == 1) {
             MPI_Status status;
             MPI_Message message;
             int count = -1;
@@ -338,11 +348,7 @@ static void *any_tag_thread(void *argument)
                     failures++;
                 else {
                     __atomic_add_fetch(&seen[from_tag][number], 1, __ATOMIC_RELAXED);
-                    for (int i = 0; i < count; i++)
-                        if (data[i] != value_of(from_tag, number, i)) {
-                            failures++;
-                            break;
-                        }
+                    failures += differs(data, count, from_tag, number);
                 }
             }
             free(data);

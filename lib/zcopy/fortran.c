@@ -3,7 +3,7 @@
  * call reaches: mpix_<call>_ for mpif.h and `use mpi` (integer handles; gfortran's name,
  * lower case with one trailing underscore, which other Linux compilers share), and
  * mpix_<call>_f08_, the same code, for the `use mpi_f08` interfaces of the module
- * mpix_zcopy (include/mpix/mpix_zcopy.F90): a handle of mpi_f08 is a derived type whose
+ * mpix_zcopy (include/mpix/zcopy.f90): a handle of mpi_f08 is a derived type whose
  * one member is the integer handle, passed by reference like the integer itself, and an
  * absent optional IERROR arrives as NULL. Both MPIs lay TYPE(MPI_Status) out as the
  * integer status array (MPICH: both are its C status), so statuses convert with

@@ -69,15 +69,6 @@ void mpix_zcopy_probed_free(mpix_zcopy_comm *zc)
 int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
                               MPI_Comm comm, MPI_Status *status, int *taken, int *raised)
 {
-    /* What MPI_Recv would reject in this call (an uncommitted datatype, a bad tag) is
-     * rejected before a kept message is taken, which then stays for a correct receive:
-     * the check MPI makes of a receive from MPI_PROC_NULL, raised by MPI once. */
-    int rc = MPI_SUCCESS;
-    if (source != MPI_PROC_NULL &&
-        (rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
-        *taken = *raised = 1;
-        return rc;
-    }
     pthread_mutex_lock(&zc->lock);
     mpix_zcopy_probed *probed = stash_find(zc, source, tag, 1);
     pthread_mutex_unlock(&zc->lock);

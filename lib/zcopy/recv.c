@@ -550,8 +550,12 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
         !mpix_zcopy_requests_overlap(zc, source, tag)) {
         int rc = MPI_SUCCESS;
         if (mpix_zcopy_probed_waiting(zc)) {
-            /* A message a probe received: what MPI would find wrong in this call (the tag,
-             * the datatype) it finds in the unpacking, or no message matches. */
+            /* A message a probe received: first the check MPI makes of this call (a
+             * receive from MPI_PROC_NULL: the datatype committed, the tag; raised by MPI
+             * once), so that a call MPI rejects leaves the message kept. */
+            if (source != MPI_PROC_NULL &&
+                (rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+                return rc;
             int taken;
             rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, &raised);
             if (taken)

@@ -720,8 +720,8 @@ static inline int mpix_zcopy_probed_waiting(mpix_zcopy_comm *zc)
 }
 /* Takes the oldest message a probe received that matches @source and @tag (wildcards
  * allowed) into @buf, as a receive of @count of @datatype would (*@taken 0: none there).
- * *@raised as receive_finish sets it. A datatype or tag MPI_Recv would reject is MPI's
- * error, raised by MPI (*@taken 1), and the message stays. */
+ * *@raised as receive_finish sets it. The caller has checked the call as MPI_Recv would
+ * (the datatype, the tag): a call MPI rejects must leave the message kept. */
 int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
                               MPI_Comm comm, MPI_Status *status, int *taken, int *raised);
 /* Frees the messages no receive took (with their communicator's state). */

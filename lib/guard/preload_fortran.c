@@ -10,10 +10,7 @@
 
 #include "pmpi/fortran.h"
 
-/* Open MPI's Fortran MPI_BOTTOM. */
-extern char mpi_fortran_bottom_;
-
-static int at_bottom(const void *buf) { return buf == (const void *)&mpi_fortran_bottom_; }
+static int at_bottom(void *buf) { return buf && mpix_fortran_buffer(buf) == MPI_BOTTOM; }
 
 typedef void fortran_send(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
 typedef void fortran_recv(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,

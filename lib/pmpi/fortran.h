@@ -6,34 +6,23 @@
  * `use mpi` layers call the MPI_ names and reach the C wrappers by themselves). The
  * wrappers take those symbols' place, convert the Fortran arguments and call this
  * library's C wrapper by its MPI_ name, so a tool stacked in front of this one sees the
- * Fortran program's calls as well; fenced calls go on to the MPI's own binding. Names
- * are gfortran's (lower case, one trailing underscore), which other compilers on Linux
- * share. */
+ * Fortran program's calls as well; fenced calls go on to the MPI's own binding. The
+ * MPI gives some wrappers' code other names too (its mpi_f08 layer's, the `use mpi`
+ * TYPE(C_PTR) variants'), exported with FORTRAN_ALIAS (common/fortran.h). */
 #ifndef MPIX_PMPI_FORTRAN_H
 #define MPIX_PMPI_FORTRAN_H
+
+#include "common/fortran.h"
 
 #include <mpi.h>
 #include <stdatomic.h>
 
 #define FORTRAN_EXPORT __attribute__((visibility("default")))
 
-/* Exports @other_name as another name of the wrapper @function (same file): the MPI
- * gives these names (its mpi_f08 layer's, the `use mpi` TYPE(C_PTR) variants') the
- * same code. */
-#define FORTRAN_ALIAS(other_name, function) \
-    extern __typeof__(function) other_name __attribute__((alias(#function), visibility("default")))
-
 /* The MPI's own definition of the Fortran-callable @symbol (the one this library's
  * wrapper hides), looked up once into *@cache; the process is aborted where the MPI has
  * none, as the call could then not be made at all. */
 void *mpix_fortran_next(const char *symbol, _Atomic(void *) *cache);
-
-/* Stores an MPI return code into a Fortran IERROR argument. */
-static inline void mpix_fortran_error(MPI_Fint *ierr, int rc)
-{
-    if (ierr)
-        *ierr = (MPI_Fint)rc;
-}
 
 /* After a fenced call made by the MPI's own binding: where the call succeeded, IERROR
  * reports @deferred, the error of an earlier guarded transfer (lib/guard/preload.c). */

@@ -25,7 +25,6 @@
 #include "pmpi/fortran.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #if defined(MPIX_FORTRAN_MPICH_F08)
 #define BINDING(call) mpi_##call##_f08_
@@ -34,13 +33,9 @@
 #define FORTRAN_STATUSES_IGNORE ((MPI_Fint *)MPI_F08_STATUSES_IGNORE)
 enum { FORTRAN_STATUS_INTEGERS = sizeof(MPI_F08_status) / sizeof(MPI_Fint) };
 /* MPI_Status_c2f08 lives in MPICH's Fortran library, which a C program does not load;
- * MPICH's TYPE(MPI_Status) is its C status, member for member. */
+ * MPICH's TYPE(MPI_Status) is its C status, member for member, as its integer status
+ * array is, so MPI_Status_c2f fills it (common/fortran.h). */
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPICH's mpi_f08 status is its C status");
-static int status_c2f(const MPI_Status *c, MPI_Fint *status)
-{
-    memcpy(status, c, sizeof *c);
-    return MPI_SUCCESS;
-}
 #else
 #define BINDING(call) mpi_##call##_
 #define CHOICE_BINDING(call) mpi_##call##_
@@ -48,12 +43,6 @@ static int status_c2f(const MPI_Status *c, MPI_Fint *status)
 #define FORTRAN_STATUS_IGNORE MPI_F_STATUS_IGNORE
 #define FORTRAN_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
 enum { FORTRAN_STATUS_INTEGERS = sizeof(MPI_Status) / sizeof(MPI_Fint) };
-static int status_c2f(const MPI_Status *c, MPI_Fint *status) { return PMPI_Status_c2f(c, status); }
-
-/* Open MPI's Fortran MPI_BOTTOM. */
-extern char mpi_fortran_bottom_;
-
-static void *c_buffer(void *buf) { return buf == (void *)&mpi_fortran_bottom_ ? MPI_BOTTOM : buf; }
 #endif
 
 /* A C status for a Fortran STATUS argument, NULL-safe for FORTRAN_STATUS_IGNORE. */
@@ -64,10 +53,7 @@ static MPI_Status *c_status(MPI_Fint *status, MPI_Status *storage)
 
 static int status_back(int rc, const MPI_Status *c, MPI_Fint *status)
 {
-    if (status == FORTRAN_STATUS_IGNORE)
-        return rc;
-    int convert_rc = status_c2f(c, status);
-    return rc == MPI_SUCCESS ? convert_rc : rc;
+    return mpix_fortran_status_back(rc, c, status, status == FORTRAN_STATUS_IGNORE);
 }
 
 /* Arrays of @count requests and statuses in C, filled from Fortran's. */
@@ -99,7 +85,7 @@ static int arrays_out(int rc, int count, MPI_Fint *requests, MPI_Fint *statuses,
     for (int i = 0; c->requests && i < count; i++)
         requests[i] = PMPI_Request_c2f(c->requests[i]);
     for (int i = 0; c->statuses != MPI_STATUSES_IGNORE && i < done; i++) {
-        int convert_rc = status_c2f(&c->statuses[i], statuses + (size_t)i * FORTRAN_STATUS_INTEGERS);
+        int convert_rc = PMPI_Status_c2f(&c->statuses[i], statuses + (size_t)i * FORTRAN_STATUS_INTEGERS);
         if (rc == MPI_SUCCESS)
             rc = convert_rc;
     }
@@ -132,8 +118,8 @@ OPEN_MPI_ALIAS(ompi_finalize_f, BINDING(finalize));
                                       MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)        \
     {                                                                                                          \
         MPI_Request c_request = MPI_REQUEST_NULL;                                                              \
-        int rc = c_name((kind)c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), (int)*peer, (int)*tag,     \
-                        PMPI_Comm_f2c(*comm), &c_request);                                                     \
+        int rc = c_name((kind)mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), (int)*peer,     \
+                        (int)*tag, PMPI_Comm_f2c(*comm), &c_request);                                          \
         if (rc == MPI_SUCCESS)                                                                                 \
             *request = PMPI_Request_c2f(c_request);                                                            \
         mpix_fortran_error(ierr, rc);                                                                          \
@@ -148,8 +134,9 @@ FORTRAN_EXPORT void CHOICE_BINDING(sendrecv_replace)(void *buf, MPI_Fint *count,
                                           MPI_Fint *status, MPI_Fint *ierr)
 {
     MPI_Status c;
-    int rc = MPI_Sendrecv_replace(c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), (int)*dest, (int)*sendtag,
-                                  (int)*source, (int)*recvtag, PMPI_Comm_f2c(*comm), c_status(status, &c));
+    int rc = MPI_Sendrecv_replace(mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), (int)*dest,
+                                  (int)*sendtag, (int)*source, (int)*recvtag, PMPI_Comm_f2c(*comm),
+                                  c_status(status, &c));
     mpix_fortran_error(ierr, status_back(rc, &c, status));
 }
 OPEN_MPI_ALIAS(ompi_sendrecv_replace_f, CHOICE_BINDING(sendrecv_replace));
@@ -349,7 +336,8 @@ FORTRAN_EXPORT void CHOICE_BINDING(mrecv)(void *buf, MPI_Fint *count, MPI_Fint *
 {
     MPI_Status c;
     MPI_Message c_message = PMPI_Message_f2c(*message);
-    int rc = MPI_Mrecv(c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message, c_status(status, &c));
+    int rc = MPI_Mrecv(mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message,
+                       c_status(status, &c));
     *message = PMPI_Message_c2f(c_message);
     mpix_fortran_error(ierr, status_back(rc, &c, status));
 }
@@ -360,7 +348,7 @@ FORTRAN_EXPORT void CHOICE_BINDING(imrecv)(void *buf, MPI_Fint *count, MPI_Fint 
 {
     MPI_Request c_request = MPI_REQUEST_NULL;
     MPI_Message c_message = PMPI_Message_f2c(*message);
-    int rc = MPI_Imrecv(c_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message, &c_request);
+    int rc = MPI_Imrecv(mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message, &c_request);
     *message = PMPI_Message_c2f(c_message);
     if (rc == MPI_SUCCESS)
         *request = PMPI_Request_c2f(c_request);

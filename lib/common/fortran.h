@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What every C procedure a Fortran program calls needs, in the explicit zcopy binding
+ * (zcopy/fortran.c) and the interposition libraries (pmpi/fortran.h) alike: IERROR,
+ * STATUS and the Fortran MPI_BOTTOM. Names are gfortran's (lower case, one trailing
+ * underscore), which other compilers on Linux share. */
+#ifndef MPIX_COMMON_FORTRAN_H
+#define MPIX_COMMON_FORTRAN_H
+
+#include <mpi.h>
+
+/* Exports @other_name as another name of the Fortran-callable @function (same file). */
+#define FORTRAN_ALIAS(other_name, function) \
+    extern __typeof__(function) other_name __attribute__((alias(#function), visibility("default")))
+
+/* Stores an MPI return code into a Fortran IERROR argument; an absent optional IERROR
+ * (mpi_f08) is NULL. */
+static inline void mpix_fortran_error(MPI_Fint *ierr, int rc)
+{
+    if (ierr)
+        *ierr = (MPI_Fint)rc;
+}
+
+/* Fills the Fortran @status from @c after a call that returned @rc, unless the caller
+ * passed its binding's STATUS_IGNORE (@ignored); the conversion's error is reported
+ * where the call itself succeeded. Both MPIs lay a Fortran status, TYPE(MPI_Status)
+ * included, out as the integer status array (MPICH: as its C status), which
+ * MPI_Status_c2f fills. */
+static inline int mpix_fortran_status_back(int rc, const MPI_Status *c, MPI_Fint *status, int ignored)
+{
+    if (ignored)
+        return rc;
+    int convert_rc = PMPI_Status_c2f(c, status);
+    return rc == MPI_SUCCESS ? convert_rc : rc;
+}
+
+/* The Fortran MPI_BOTTOMs, where the program's Fortran binding defines them: Open MPI's
+ * (every binding), MPICH's mpif.h and `use mpi` one (a variable holding its address, set
+ * when Fortran initializes MPI) and MPICH's mpi_f08 one. */
+extern char mpi_fortran_bottom_ __attribute__((weak));
+extern void *MPIR_F_MPI_BOTTOM __attribute__((weak));
+extern int MPIR_F08_MPI_BOTTOM __attribute__((weak));
+
+/* The C buffer for a Fortran choice argument: MPI_BOTTOM where it is Fortran's. */
+static inline void *mpix_fortran_buffer(void *buf)
+{
+    if (buf && ((&mpi_fortran_bottom_ && buf == (void *)&mpi_fortran_bottom_) ||
+                (&MPIR_F_MPI_BOTTOM && buf == MPIR_F_MPI_BOTTOM) ||
+                (&MPIR_F08_MPI_BOTTOM && buf == (void *)&MPIR_F08_MPI_BOTTOM)))
+        return MPI_BOTTOM;
+    return buf;
+}
+
+#endif

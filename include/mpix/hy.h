@@ -28,6 +28,11 @@
  * by every process of the node from the return of the call until it enters the next
  * call on that window. Results are identical on all processes.
  *
+ * @par Fortran
+ * The module mpix_hy (`use mpix_hy`, installed beside this header's folder) declares
+ * these calls for `use mpi` and `use mpi_f08`; the shared buffers come back as
+ * TYPE(C_PTR).
+ *
  * @par Errors
  * Errors are raised on the hybrid communicator (setup calls) or on the operation's
  * window (the collectives), as MPI raises them. The setup calls agree across the

@@ -33,12 +33,15 @@ static inline int mpix_fortran_status_back(int rc, const MPI_Status *c, MPI_Fint
     return rc == MPI_SUCCESS ? convert_rc : rc;
 }
 
-/* The Fortran MPI_BOTTOMs, where the program's Fortran binding defines them: Open MPI's
- * (every binding), MPICH's mpif.h and `use mpi` one (a variable holding its address, set
- * when Fortran initializes MPI) and MPICH's mpi_f08 one. */
+/* The Fortran MPI_BOTTOMs and MPI_IN_PLACEs, where the program's Fortran binding defines
+ * them: Open MPI's (every binding), MPICH's mpif.h and `use mpi` ones (variables holding
+ * their addresses, set when Fortran initializes MPI) and MPICH's mpi_f08 ones. */
 extern char mpi_fortran_bottom_ __attribute__((weak));
 extern void *MPIR_F_MPI_BOTTOM __attribute__((weak));
 extern int MPIR_F08_MPI_BOTTOM __attribute__((weak));
+extern char mpi_fortran_in_place_ __attribute__((weak));
+extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));
+extern int MPIR_F08_MPI_IN_PLACE __attribute__((weak));
 
 /* The C buffer for a Fortran choice argument: MPI_BOTTOM where it is Fortran's. */
 static inline void *mpix_fortran_buffer(void *buf)
@@ -48,6 +51,17 @@ static inline void *mpix_fortran_buffer(void *buf)
                 (&MPIR_F08_MPI_BOTTOM && buf == (void *)&MPIR_F08_MPI_BOTTOM)))
         return MPI_BOTTOM;
     return buf;
+}
+
+/* The C send buffer for a Fortran choice argument that may be MPI_IN_PLACE: that, or as
+ * mpix_fortran_buffer. */
+static inline const void *mpix_fortran_send_buffer(void *buf)
+{
+    if (buf && ((&mpi_fortran_in_place_ && buf == (void *)&mpi_fortran_in_place_) ||
+                (&MPIR_F_MPI_IN_PLACE && buf == MPIR_F_MPI_IN_PLACE) ||
+                (&MPIR_F08_MPI_IN_PLACE && buf == (void *)&MPIR_F08_MPI_IN_PLACE)))
+        return MPI_IN_PLACE;
+    return mpix_fortran_buffer(buf);
 }
 
 #endif

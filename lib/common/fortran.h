@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What every C procedure a Fortran program calls needs, in the explicit zcopy binding
- * (zcopy/fortran.c) and the interposition libraries (pmpi/fortran.h) alike: IERROR,
- * STATUS and the Fortran MPI_BOTTOM. Names are gfortran's (lower case, one trailing
+/* What every C procedure a Fortran program calls needs, in the explicit bindings
+ * (zcopy/fortran.c, hy/fortran.c) and the interposition libraries (pmpi/fortran.h)
+ * alike: IERROR, STATUS, the Fortran MPI_BOTTOM and MPI_IN_PLACE. Names are gfortran's (lower case, one trailing
  * underscore), which other compilers on Linux share. */
 #ifndef MPIX_COMMON_FORTRAN_H
 #define MPIX_COMMON_FORTRAN_H

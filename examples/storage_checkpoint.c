@@ -43,7 +43,7 @@ static void run(state *s, long long until, MPI_Win win, int rank, int ranks)
                      MPI_STATUS_IGNORE);
         MPI_Sendrecv(&s->cells[CELLS - 1], 1, MPI_DOUBLE, right, 1, &left_ghost, 1, MPI_DOUBLE, left, 1,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        step_once(s->cells, left ? left_ghost : 100.0, right_ghost);
+        step_once(s->cells, left != MPI_PROC_NULL ? left_ghost : 100.0, right_ghost); /* left end held hot */
         s->step++;
         if (win != MPI_WIN_NULL && s->step % CHECKPOINT_EVERY == 0) {
             s->magic = MAGIC;

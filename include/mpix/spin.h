@@ -16,6 +16,10 @@
  * cores. The budget is the hint `mpix_spin_polls` (info of MPIX_Win_allocate_shared) or
  * environment variable `MPIX_SPIN_POLLS` (default 2000); 0 sleeps at once.
  *
+ * @par Fortran
+ * The module mpix_spin (`use mpix_spin`, installed beside this header's folder) declares
+ * these calls for `use mpi` and `use mpi_f08`.
+ *
  * @par Errors
  * A window not made by MPIX_Win_allocate_shared, a post by a process other than the
  * leader, or a wait by the leader is an MPIX_ERRKIND_ARGUMENT error raised on the window.

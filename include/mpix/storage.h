@@ -60,6 +60,11 @@
  * file, so a second window on them is an error naming the file; a failed allocation
  * gives an existing file back its size.
  *
+ * @par Fortran
+ * The module mpix_storage (`use mpix_storage`, installed beside this header's folder)
+ * declares these calls for `use mpi` and `use mpi_f08`; BASEPTR comes back as
+ * TYPE(C_PTR).
+ *
  * @par Errors
  * Collective calls agree on failure: if any rank cannot open, reserve or map its part,
  * every rank returns an error (class MPIX_ERRKIND_STORAGE_IO, MPIX_ERRKIND_BAD_HINT or

@@ -11,9 +11,10 @@
 #   cmake-mixed - find_package(MPI) found the other MPI: find_package(mpix) must refuse
 #   manuals    - `man 3 MPIX_Win_sync` from the prefix, one page per public function,
 #                and the HTML reference under share/doc/mpix
-#   fortran    - examples/zcopy_halo.f90 built with the MPI's mpif90 and the flags of
-#                `pkg-config --cflags --libs mpix` (the module mpix_zcopy is installed
-#                in the include directory)
+#   fortran    - examples/zcopy_halo.f90 and examples/storage_checkpoint.f90 built with
+#                the MPI's mpif90 and the flags of `pkg-config --cflags --libs mpix`
+#                (every module, mpix_storage, mpix_spin, mpix_hy and mpix_zcopy, is
+#                installed in the include directory)
 # Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
@@ -85,12 +86,17 @@ manuals)
     ;;
 fortran)
     flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags --libs mpix) || exit 1
-    [ -f "$stage/include/mpix_zcopy.mod" ] || { echo "no mpix_zcopy.mod installed in $stage/include"; exit 1; }
-    "mpif90.$mpi" -o "$work/zcopy_halo" "$root/examples/zcopy_halo.f90" $flags || exit 1
-    output=$($launcher -np 2 "$work/zcopy_halo" 2>&1)
+    for module in storage spin hy zcopy; do
+        [ -f "$stage/include/mpix_$module.mod" ] || { echo "no mpix_$module.mod installed in $stage/include"; exit 1; }
+    done
+    for example in zcopy_halo storage_checkpoint; do
+        "mpif90.$mpi" -o "$work/$example" "$root/examples/$example.f90" $flags || exit 1
+    done
+    output=$($launcher -np 2 "$work/zcopy_halo" 2>&1 && cd "$work" && $launcher -np 2 "$work/storage_checkpoint" 2>&1)
     status=$?
     printf '%s\n' "$output"
-    [ "$status" -eq 0 ] && printf '%s' "$output" | grep -q "^zcopy_halo: 10 steps on 2 ranks, grids identical"
+    [ "$status" -eq 0 ] && printf '%s' "$output" | grep -q "^zcopy_halo: 10 steps on 2 ranks, grids identical" &&
+        printf '%s' "$output" | grep -q "^checkpoint: 40 steps with a restart at 20 match the uninterrupted run"
     exit $?
     ;;
 *) echo "consumers.sh: unknown way '$way'" >&2; exit 2 ;;

@@ -13,13 +13,8 @@ program hy_fortran
 #if !defined(MPIF_H)
     use mpix_hy
 #endif
-! The binding's use or include, HANDLE(kind) (tests/pmpi).
+! The binding's use or include, HANDLE(kind), IERR (tests/pmpi).
 #include "fortran_binding.h"
-#if defined(F08)
-#define IERR
-#else
-#define IERR , ierr
-#endif
     integer, parameter :: n = 5, iterations = 3
     HANDLE(MPI_Comm) :: hy_comm, node_comm, bridge_comm
     integer :: ierr, rank, size, node, nodes, node_size, leaders, node_sum, failures
@@ -45,24 +40,11 @@ program hy_fortran
     call bad_root()
 
     call MPI_Comm_free(hy_comm, ierr)
-    call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-    if (failures /= 0) then
-        if (rank == 0) print '(a, i0, a)', 'hy Fortran: ', failures, ' failures'
-        call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-    if (rank == 0) print '(a, i0, a)', 'hy Fortran: ', size, ' ranks passed'
-    call MPI_Finalize(ierr)
+    call finish('hy Fortran')
 
 contains
 
-    subroutine check(ok, what)
-        logical, intent(in) :: ok
-        character(*), intent(in) :: what
-        if (.not. ok) then
-            failures = failures + 1
-            print '(a, i0, 2a)', 'rank ', rank, ': wrong ', what
-        end if
-    end subroutine
+#include "fortran_checks.h"
 
     ! Sum of doubles from a send buffer, against MPI_Allreduce.
     subroutine allreduce_sum()

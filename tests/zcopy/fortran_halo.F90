@@ -13,7 +13,7 @@ program zcopy_fortran
 #if !defined(MPIF_H)
     use mpix_zcopy
 #endif
-! The binding's use or include, HANDLE(kind) and STATUS (tests/pmpi).
+! The binding's use or include, HANDLE(kind), STATUS and IERR (tests/pmpi).
 #include "fortran_binding.h"
 #if defined(F08)
 #define STATUSES_OF(name, n) type(MPI_Status) :: name(n)
@@ -22,7 +22,6 @@ program zcopy_fortran
 #define SOURCE_AT(s, i) s(i)%MPI_SOURCE
 #define TAG_AT(s, i) s(i)%MPI_TAG
 #define EACH(s, i) s(i)
-#define IERR
 #else
 #define STATUSES_OF(name, n) integer :: name(MPI_STATUS_SIZE, n)
 #define SOURCE(s) s(MPI_SOURCE)
@@ -30,7 +29,6 @@ program zcopy_fortran
 #define SOURCE_AT(s, i) s(MPI_SOURCE, i)
 #define TAG_AT(s, i) s(MPI_TAG, i)
 #define EACH(s, i) s(:, i)
-#define IERR , ierr
 #endif
     integer, parameter :: iterations = 4, rows = 8
     HANDLE(MPI_Comm) :: comm, checked

@@ -58,6 +58,10 @@
  * thread that issued the transfer. At any other level the calls are the plain blocking
  * calls (`MPIX_VERBOSE=1` says so).
  *
+ * @par Fortran
+ * The module mpix_guard (`use mpix_guard`, installed beside this header's folder)
+ * declares these calls for `use mpi` and `use mpi_f08`.
+ *
  * @par Knobs (environment variables, read at the first guarded call)
  * - `MPIX_GUARD` (`on`|`off`, default on): off makes every guarded call the plain
  *   blocking MPI call.

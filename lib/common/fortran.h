@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What every C procedure a Fortran program calls needs, in the explicit bindings
- * (zcopy/fortran.c, hy/fortran.c) and the interposition libraries (pmpi/fortran.h)
- * alike: IERROR, STATUS, the Fortran MPI_BOTTOM and MPI_IN_PLACE. Names are gfortran's (lower case, one trailing
- * underscore), which other compilers on Linux share. */
+ * (lib/<module>/fortran.c) and the interposition libraries (pmpi/fortran.h) alike:
+ * IERROR, STATUS, the Fortran MPI_BOTTOM and MPI_IN_PLACE. Names are gfortran's (lower
+ * case, one trailing underscore), which other compilers on Linux share. */
 #ifndef MPIX_COMMON_FORTRAN_H
 #define MPIX_COMMON_FORTRAN_H
 
@@ -31,6 +31,29 @@ static inline int mpix_fortran_status_back(int rc, const MPI_Status *c, MPI_Fint
         return rc;
     int convert_rc = PMPI_Status_c2f(c, status);
     return rc == MPI_SUCCESS ? convert_rc : rc;
+}
+
+/* Whether a Fortran STATUS argument of an explicit binding's procedure (any binding) is
+ * MPI_STATUS_IGNORE; only MPICH's mpi_f08 has one of its own. */
+static inline int mpix_fortran_status_ignored(const MPI_Fint *status)
+{
+#if MPI_VERSION >= 4
+    if (status == (const MPI_Fint *)MPI_F08_STATUS_IGNORE)
+        return 1;
+#endif
+    return status == MPI_F_STATUS_IGNORE;
+}
+
+/* The C status to pass for such a STATUS argument: @storage, or MPI_STATUS_IGNORE. */
+static inline MPI_Status *mpix_fortran_c_status(const MPI_Fint *status, MPI_Status *storage)
+{
+    return mpix_fortran_status_ignored(status) ? MPI_STATUS_IGNORE : storage;
+}
+
+/* mpix_fortran_status_back for such a STATUS argument. */
+static inline int mpix_fortran_status_out(int rc, const MPI_Status *c, MPI_Fint *status)
+{
+    return mpix_fortran_status_back(rc, c, status, mpix_fortran_status_ignored(status));
 }
 
 /* The Fortran MPI_BOTTOMs and MPI_IN_PLACEs, where the program's Fortran binding defines

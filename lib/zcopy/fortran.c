@@ -15,20 +15,6 @@
 #include <mpi.h>
 #include <stddef.h>
 
-static int status_ignored(const MPI_Fint *status)
-{
-#if MPI_VERSION >= 4
-    if (status == (const MPI_Fint *)MPI_F08_STATUS_IGNORE)
-        return 1;
-#endif
-    return status == MPI_F_STATUS_IGNORE;
-}
-
-static int status_out(int rc, const MPI_Status *c, MPI_Fint *status)
-{
-    return mpix_fortran_status_back(rc, c, status, status_ignored(status));
-}
-
 MPIX_API void mpix_send_zcopy_(void *buf, const MPI_Fint *count, const MPI_Fint *datatype, const MPI_Fint *dest,
                                const MPI_Fint *tag, const MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -42,8 +28,8 @@ MPIX_API void mpix_recv_zcopy_(void *buf, const MPI_Fint *count, const MPI_Fint 
 {
     MPI_Status c_status;
     int rc = MPIX_Recv_zcopy(mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), (int)*source, (int)*tag,
-                             PMPI_Comm_f2c(*comm), status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
-    mpix_fortran_error(ierror, status_out(rc, &c_status, status));
+                             PMPI_Comm_f2c(*comm), mpix_fortran_c_status(status, &c_status));
+    mpix_fortran_error(ierror, mpix_fortran_status_out(rc, &c_status, status));
 }
 FORTRAN_ALIAS(mpix_recv_zcopy_f08_, mpix_recv_zcopy_);
 
@@ -76,8 +62,8 @@ MPIX_API void mpix_probe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, con
 {
     MPI_Status c_status;
     int rc = MPIX_Probe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm),
-                              status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
-    mpix_fortran_error(ierror, status_out(rc, &c_status, status));
+                              mpix_fortran_c_status(status, &c_status));
+    mpix_fortran_error(ierror, mpix_fortran_status_out(rc, &c_status, status));
 }
 FORTRAN_ALIAS(mpix_probe_zcopy_f08_, mpix_probe_zcopy_);
 
@@ -88,9 +74,9 @@ MPIX_API void mpix_iprobe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, co
     MPI_Status c_status;
     int c_flag = 0;
     int rc = MPIX_Iprobe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm), &c_flag,
-                               status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+                               mpix_fortran_c_status(status, &c_status));
     *flag = c_flag ? 1 : 0;
-    mpix_fortran_error(ierror, rc == MPI_SUCCESS && c_flag ? status_out(rc, &c_status, status) : rc);
+    mpix_fortran_error(ierror, rc == MPI_SUCCESS && c_flag ? mpix_fortran_status_out(rc, &c_status, status) : rc);
 }
 FORTRAN_ALIAS(mpix_iprobe_zcopy_f08_, mpix_iprobe_zcopy_);
 
@@ -118,10 +104,10 @@ MPIX_API void mpix_mprobe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, co
     MPI_Status c_status;
     MPI_Message c_message = MPI_MESSAGE_NULL;
     int rc = MPIX_Mprobe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm), &c_message,
-                               status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+                               mpix_fortran_c_status(status, &c_status));
     if (rc == MPI_SUCCESS)
         *message = PMPI_Message_c2f(c_message);
-    mpix_fortran_error(ierror, status_out(rc, &c_status, status));
+    mpix_fortran_error(ierror, mpix_fortran_status_out(rc, &c_status, status));
 }
 FORTRAN_ALIAS(mpix_mprobe_zcopy_f08_, mpix_mprobe_zcopy_);
 
@@ -132,11 +118,11 @@ MPIX_API void mpix_improbe_zcopy_(const MPI_Fint *source, const MPI_Fint *tag, c
     MPI_Message c_message = MPI_MESSAGE_NULL;
     int c_flag = 0;
     int rc = MPIX_Improbe_zcopy((int)*source, (int)*tag, PMPI_Comm_f2c(*comm), &c_flag, &c_message,
-                                status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+                                mpix_fortran_c_status(status, &c_status));
     *flag = c_flag ? 1 : 0;
     if (rc == MPI_SUCCESS && c_flag)
         *message = PMPI_Message_c2f(c_message);
-    mpix_fortran_error(ierror, rc == MPI_SUCCESS && c_flag ? status_out(rc, &c_status, status) : rc);
+    mpix_fortran_error(ierror, rc == MPI_SUCCESS && c_flag ? mpix_fortran_status_out(rc, &c_status, status) : rc);
 }
 FORTRAN_ALIAS(mpix_improbe_zcopy_f08_, mpix_improbe_zcopy_);
 
@@ -146,9 +132,9 @@ MPIX_API void mpix_mrecv_zcopy_(void *buf, const MPI_Fint *count, const MPI_Fint
     MPI_Status c_status;
     MPI_Message c_message = PMPI_Message_f2c(*message);
     int rc = MPIX_Mrecv_zcopy(mpix_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*datatype), &c_message,
-                              status_ignored(status) ? MPI_STATUS_IGNORE : &c_status);
+                              mpix_fortran_c_status(status, &c_status));
     *message = PMPI_Message_c2f(c_message);
-    mpix_fortran_error(ierror, status_out(rc, &c_status, status));
+    mpix_fortran_error(ierror, mpix_fortran_status_out(rc, &c_status, status));
 }
 FORTRAN_ALIAS(mpix_mrecv_zcopy_f08_, mpix_mrecv_zcopy_);
 

@@ -13,8 +13,8 @@
 #                and the HTML reference under share/doc/mpix
 #   fortran    - examples/zcopy_halo.f90 and examples/storage_checkpoint.f90 built with
 #                the MPI's mpif90 and the flags of `pkg-config --cflags --libs mpix`
-#                (every module, mpix_storage, mpix_spin, mpix_hy and mpix_zcopy, is
-#                installed in the include directory)
+#                (every module, mpix_storage, mpix_spin, mpix_hy, mpix_zcopy and
+#                mpix_guard, is installed in the include directory)
 # Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
@@ -86,7 +86,7 @@ manuals)
     ;;
 fortran)
     flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags --libs mpix) || exit 1
-    for module in storage spin hy zcopy; do
+    for module in storage spin hy zcopy guard; do
         [ -f "$stage/include/mpix_$module.mod" ] || { echo "no mpix_$module.mod installed in $stage/include"; exit 1; }
     done
     for example in zcopy_halo storage_checkpoint; do

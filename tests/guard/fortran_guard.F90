@@ -47,12 +47,9 @@ program guard_fortran
     integer, parameter :: large = 32768, small = 100, iterations = 6
     integer :: ierr, rank, size, left, right, failures
 
-    call MPI_Init(ierr)
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+    call start()
     left = modulo(rank - 1, size)
     right = modulo(rank + 1, size)
-    failures = 0
 
     call kernel_sees_protection()
     call ring(large)

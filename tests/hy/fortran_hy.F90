@@ -19,10 +19,7 @@ program hy_fortran
     HANDLE(MPI_Comm) :: hy_comm, node_comm, bridge_comm
     integer :: ierr, rank, size, node, nodes, node_size, leaders, node_sum, failures
 
-    call MPI_Init(ierr)
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
-    failures = 0
+    call start()
 
     call MPIX_Hy_comm_create(MPI_COMM_WORLD, MPI_INFO_NULL, hy_comm IERR)
     call MPIX_Hy_comm_query(hy_comm, node_comm, bridge_comm, node, nodes IERR)

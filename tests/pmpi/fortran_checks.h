@@ -1,7 +1,15 @@
 ! SPDX-License-Identifier: BSD-3-Clause
-! The checks of a Fortran test program (tests/<module>/fortran_*.F90), included (by the
-! preprocessor) after its CONTAINS; the program declares the integers rank, size,
-! failures (0 at the start) and ierr.
+! The start, checks and end of a Fortran test program (tests/<module>/fortran_*.F90),
+! included (by the preprocessor) after its CONTAINS; the program declares the integers
+! rank, size, failures and ierr.
+
+    ! MPI_Init; rank and size in MPI_COMM_WORLD, no failures yet.
+    subroutine start()
+        call MPI_Init(ierr)
+        call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+        call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+        failures = 0
+    end subroutine
 
     ! Counts a wrong result on this rank and names it.
     subroutine check(ok, what)

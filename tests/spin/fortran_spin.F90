@@ -23,10 +23,7 @@ program spin_fortran
     integer, pointer :: shared(:)
     integer :: ierr, rank, size, node_rank, node_size, failures, round, i, rc, disp_unit
 
-    call MPI_Init(ierr)
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
-    failures = 0
+    call start()
     call MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node_comm, ierr)
     call MPI_Comm_rank(node_comm, node_rank, ierr)
     call MPI_Comm_size(node_comm, node_size, ierr)

@@ -28,12 +28,9 @@ program storage_fortran
     integer :: ierr, rank, size, left, right, failures, job
     character(len=256) :: prefix
 
-    call MPI_Init(ierr)
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+    call start()
     left = modulo(rank - 1, size)
     right = modulo(rank + 1, size)
-    failures = 0
     ! Files of this job alone: named after rank 0's process.
     job = getpid()
     call MPI_Bcast(job, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)

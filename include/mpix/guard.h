@@ -49,7 +49,12 @@
  * @par System calls
  * The kernel does not raise SIGSEGV for a protected buffer handed to a system call: it
  * fails with EFAULT. Call MPIX_Guard_complete on a buffer before giving it to read(2),
- * write(2) or similar while a guarded transfer on it may be unfinished.
+ * write(2), munmap(2) or similar while a guarded transfer on it may be unfinished.
+ *
+ * @par Memory given back
+ * A buffer may be freed as soon as a guarded call returns, as after the blocking call:
+ * libmpix defines free and realloc, which finish the transfers that need the block's
+ * bytes before handing it to the allocator (the one found after libmpix).
  *
  * @par Threads
  * Guarded transfers run only when MPI provides MPI_THREAD_SINGLE: the fault handler must

@@ -6,6 +6,7 @@
 #define MPIX_COMMON_INTERPOSE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 enum mpix_interposed {
     MPIX_INTERPOSE_STORAGE = 1 << 0,
@@ -24,6 +25,13 @@ __attribute__((visibility("default"))) int mpix_interpose_modules(const char *li
  * '=' is an MPIX_ERRKIND_BAD_HINT error, raised on @comm (the window's communicator). */
 __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info info, MPI_Comm comm,
                                                                         MPI_Info *merged);
+
+/* guard: before @bytes of memory at @memory go back to the allocator (free and realloc
+ * on the program's thread), finish the guarded transfers that still need any of them
+ * (lib/guard/release.c). */
+__attribute__((visibility("default"))) void mpix_interpose_guard_release(const void *memory, size_t bytes);
+/* Whether guard has transfers in flight in this process (a load and a test). */
+__attribute__((visibility("default"))) int mpix_interpose_guard_busy(void);
 
 /* zcopy for the program's point-to-point calls (lib/zcopy/interposed*.c). _init after
  * PMPI_Init (collective over MPI_COMM_WORLD: it learns which processes of the node may

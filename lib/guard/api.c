@@ -5,8 +5,11 @@
 #include "common/arguments.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "common/interpose.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define HANDLE(x) ((uint64_t)(uintptr_t)(x))
 
@@ -168,6 +171,38 @@ MPIX_API int MPIX_Guard_complete(const void *buf, MPI_Aint len)
     mpix_guard_complete_where(state, mpix_guard_select_pages, &range);
     call_end(state, MPI_SUCCESS, 0);
     return mpix_guard_take_error(state);   /* MPI gave it to the transfer's handler already */
+}
+
+/* A guarded transfer that still needs bytes of [lo, hi): a send MPI reads in place, or a
+ * receive that copies in (a copied send needs only its copy). */
+static int select_needs_bytes(const mpix_guard_transfer *t, const void *context)
+{
+    const mpix_guard_range *range = context;
+    return t->kind != MPIX_GUARD_SEND_COPY && mpix_guard_ranges_meet(t->byte_lo, t->byte_hi, range->lo, range->hi);
+}
+
+MPIX_API int mpix_interpose_guard_busy(void) { return mpix_guard_busy(); }
+
+MPIX_API void mpix_interpose_guard_release(const void *memory, size_t bytes)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+    /* Inside guard's own MPI calls (depth) memory given back is MPI's, and another
+     * thread's is its own: neither holds a transfer's bytes. */
+    if (!state || !state->transfers || !memory || bytes == 0 || state->depth > 0 || state->crashed ||
+        gettid() != state->owner)
+        return;
+    mpix_guard_range range = { (uintptr_t)memory, (uintptr_t)memory + bytes };
+    int needed = 0;
+    for (const mpix_guard_transfer *t = state->transfers; t && !needed; t = t->next)
+        needed = select_needs_bytes(t, &range);
+    if (!needed)
+        return;
+    int saved_errno = errno;   /* free and munmap callers read errno after them */
+    state->depth++;
+    mpix_guard_chain_end(state);
+    mpix_guard_complete_where(state, select_needs_bytes, &range);
+    call_end(state, MPI_SUCCESS, 0);   /* an error found stays for the next guarded call */
+    errno = saved_errno;
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)

@@ -132,6 +132,12 @@ int mpix_guard_state_get(mpix_guard_state **state);
 /* The state the fault handler finds: set while the state lives (between the first
  * guarded call and MPI_Finalize), NULL otherwise. */
 mpix_guard_state *mpix_guard_state_current(void);
+/* Whether the process's guard state has transfers in flight (free and realloc ask it). */
+static inline int mpix_guard_busy(void)
+{
+    const mpix_guard_state *state = mpix_guard_state_current();
+    return state && state->transfers;
+}
 
 /* Records and shadows come from mmap'd memory that never shares a page with the
  * program's buffers, so protecting those never hides guard's own bookkeeping. */

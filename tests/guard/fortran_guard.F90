@@ -13,6 +13,7 @@
 ! - a receive handed to the kernel: write(2) of its array to a file fails (EFAULT: its
 !   pages are protected, which shows the transfer guarded) until MPIX_Guard_complete,
 !   then writes every byte;
+! - arrays of 1 MiB deallocated as soon as the calls return, one of them unread;
 ! - a destination out of range is an error returned, and MPIX_Guard_complete_all ends
 !   with none.
 ! Any failure aborts the job.
@@ -56,6 +57,7 @@ program guard_fortran
     call ring(small)
     call send_and_receive()
     call every_other_element()
+    call deallocated_at_once()
     call errors()
     call MPIX_Guard_complete_all(ierr)
     call check(ierr == MPI_SUCCESS, 'MPIX_Guard_complete_all at the end')
@@ -158,6 +160,25 @@ contains
         call check(all(incoming(1::2) == [(value(left, 8, i), i = 1, n)]), 'elements received through a vector')
         call check(all(incoming(2::2) == -5), 'elements between those of the vector')
         deallocate (outgoing, incoming)
+    end subroutine
+
+    ! Arrays deallocated as soon as the calls return, one of them unread: guard finishes
+    ! what still needs them first (1 MiB: blocks the C library unmaps when freed).
+    subroutine deallocated_at_once()
+        integer, parameter :: n = 131072
+        real(8), allocatable :: outgoing(:), incoming(:), unread(:)
+        STATUS :: status
+        integer :: i
+        allocate (outgoing(n), incoming(n), unread(n))
+        outgoing = [(value(rank, 9, i), i = 1, n)]
+        call MPIX_Sendrecv_guarded(outgoing, n, MPI_DOUBLE_PRECISION, right, 44, incoming, n, MPI_DOUBLE_PRECISION, &
+                                   left, 44, MPI_COMM_WORLD, status IERR)
+        deallocate (outgoing)
+        call MPIX_Sendrecv_guarded(incoming, n, MPI_DOUBLE_PRECISION, right, 45, unread, n, MPI_DOUBLE_PRECISION, &
+                                   left, 45, MPI_COMM_WORLD, status IERR)
+        deallocate (unread)
+        call check(all(incoming == [(value(left, 9, i), i = 1, n)]), 'data received before the send array went')
+        deallocate (incoming)
     end subroutine
 
     subroutine errors()

@@ -53,8 +53,8 @@
  *
  * @par Memory given back
  * A buffer may be freed as soon as a guarded call returns, as after the blocking call:
- * libmpix defines free and realloc, which finish the transfers that need the block's
- * bytes before handing it to the allocator (the one found after libmpix).
+ * libmpix defines free, realloc and reallocarray, which finish the transfers that need
+ * the block's bytes before handing it to the allocator (the one found after libmpix).
  *
  * @par Threads
  * Guarded transfers run only when MPI provides MPI_THREAD_SINGLE: the fault handler must

@@ -197,7 +197,7 @@ MPIX_API void mpix_interpose_guard_release(const void *memory, size_t bytes)
         needed = select_needs_bytes(t, &range);
     if (!needed)
         return;
-    int saved_errno = errno;   /* free and munmap callers read errno after them */
+    int saved_errno = errno;   /* free's callers expect errno as it was */
     state->depth++;
     mpix_guard_chain_end(state);
     mpix_guard_complete_where(state, select_needs_bytes, &range);

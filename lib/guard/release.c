@@ -5,11 +5,11 @@
  * receive still has to copy in. The C library's free hands a large block back with
  * munmap (and trims the heap) without touching its pages, so no fault tells guard: MPI
  * then reads memory that is gone (a crash in MPI's progress, or EFAULT in the peer's
- * process_vm_readv), and the copy-in writes to it. free and realloc are therefore
- * interposed: before the block goes, the transfers that need its bytes are finished, as
- * the blocking calls would have finished them (mpix_interpose_guard_release: nothing
- * unless guard has transfers in flight, and only on the program's thread outside guard's
- * own MPI calls). The real functions are the next definitions after this object's
+ * process_vm_readv), and the copy-in writes to it. free, realloc and reallocarray are
+ * therefore interposed: before the block goes, the transfers that need its bytes are
+ * finished, as the blocking calls would have finished them
+ * (mpix_interpose_guard_release: nothing unless guard has transfers in flight, and only
+ * on the program's thread outside guard's own MPI calls). The real functions are the next definitions after this object's
  * (dlsym RTLD_NEXT: the C library's, or an allocator linked or preloaded after it).
  * munmap is not interposed: UCX and Open MPI rewrite every object's munmap to their own
  * hooks, so a wrapper here would not be reached; a program that unmaps memory itself
@@ -19,6 +19,13 @@
  * library) and into libmpix-guard.so and libmpix-pmpi.so, which LD_PRELOAD puts ahead of
  * it where libmpix, their dependency, would come after. */
 #include "common/interpose.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
 /* Whether guard has transfers in flight: libmpix asks its state at once; a preloaded
  * library (MPIX_INTERPOSE_DEFAULT) asks libmpix. */
 #if defined(MPIX_INTERPOSE_DEFAULT)
@@ -27,11 +34,6 @@
 #include "guard.h"
 #define GUARD_BUSY() mpix_guard_busy()
 #endif
-
-#include <dlfcn.h>
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
 
 #define EXPORTED __attribute__((visibility("default")))
 
@@ -94,4 +96,15 @@ EXPORTED void *realloc(void *memory, size_t bytes)
     if (memory && GUARD_BUSY())
         release(memory);   /* it may move or shrink the block */
     return real(memory, bytes);
+}
+
+/* The C library's reallocarray reaches its realloc inside itself, past the one above. */
+EXPORTED void *reallocarray(void *memory, size_t count, size_t size)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(count, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(memory, bytes);
 }

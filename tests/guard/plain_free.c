@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* An MPI program that knows nothing of mpix and gives memory back the moment MPI allows
  * it: a send buffer freed as soon as MPI_Sendrecv or MPI_Send returns (its receiver
- * late), a receive buffer grown with realloc before the receive, another freed unread;
+ * late), receive buffers grown with realloc and reallocarray, one of them freed unread;
  * buffers of 100 KB (the C library's heap) to 4 MiB (blocks of their own, which free
  * unmaps). Every message is checked where it is read, and the program prints one line. Built plain and with
  * `-include mpix/guard_inject.h` and run plain, injected and under LD_PRELOAD of
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < n; i++)
                 outgoing[i] = value(rank, step, i);
             incoming = realloc(incoming, n * sizeof(double));
-            unread = realloc(unread, n * sizeof(double));
+            unread = reallocarray(unread, n, sizeof(double));
             MPI_Sendrecv(outgoing, (int)n, MPI_DOUBLE, right, step, incoming, (int)n, MPI_DOUBLE, left, step,
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             free(outgoing);

@@ -33,6 +33,24 @@ static inline int mpix_fortran_status_back(int rc, const MPI_Status *c, MPI_Fint
     return rc == MPI_SUCCESS ? convert_rc : rc;
 }
 
+/* A window allocation with MPI_Win_allocate's arguments (that call, its _shared twin, or
+ * mpix's storage versions). */
+typedef int mpix_fortran_window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                           MPI_Win *win);
+
+/* @call with Fortran arguments: BASEPTR is where the address goes, as the C baseptr is;
+ * WIN is set where the call succeeds, IERROR always. */
+static inline void mpix_fortran_window_allocate(mpix_fortran_window_allocation *call, const MPI_Aint *size,
+                                                const MPI_Fint *disp_unit, const MPI_Fint *info,
+                                                const MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
+{
+    MPI_Win c_win = MPI_WIN_NULL;
+    int rc = call(*size, (int)*disp_unit, PMPI_Info_f2c(*info), PMPI_Comm_f2c(*comm), baseptr, &c_win);
+    if (rc == MPI_SUCCESS)
+        *win = PMPI_Win_c2f(c_win);
+    mpix_fortran_error(ierr, rc);
+}
+
 /* Whether a Fortran STATUS argument of an explicit binding's procedure (any binding) is
  * MPI_STATUS_IGNORE; only MPICH's mpi_f08 has one of its own. */
 static inline int mpix_fortran_status_ignored(const MPI_Fint *status)

@@ -9,8 +9,9 @@
  * therefore interposed: before the block goes, the transfers that need its bytes are
  * finished, as the blocking calls would have finished them
  * (mpix_interpose_guard_release: nothing unless guard has transfers in flight, and only
- * on the program's thread outside guard's own MPI calls). The real functions are the next definitions after this object's
- * (dlsym RTLD_NEXT: the C library's, or an allocator linked or preloaded after it).
+ * on the program's thread outside guard's own MPI calls). The real functions are the
+ * next definitions after this object's (dlsym RTLD_NEXT: the C library's, or an
+ * allocator linked or preloaded after it).
  * munmap is not interposed: UCX and Open MPI rewrite every object's munmap to their own
  * hooks, so a wrapper here would not be reached; a program that unmaps memory itself
  * completes it first (MPIX_Guard_complete), as for any system call.

@@ -29,22 +29,10 @@
 #define OPEN_MPI_ALIAS(other_name, function) FORTRAN_ALIAS(other_name, function)
 #endif
 
-typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
-
-static void allocate(window_allocation *call, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
-                     void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
-{
-    MPI_Win c_win = MPI_WIN_NULL;
-    int rc = call(*size, (int)*disp_unit, PMPI_Info_f2c(*info), PMPI_Comm_f2c(*comm), baseptr, &c_win);
-    if (rc == MPI_SUCCESS)
-        *win = PMPI_Win_c2f(c_win);
-    mpix_fortran_error(ierr, rc);
-}
-
 FORTRAN_EXPORT void BINDING(win_allocate)(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
                                           void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    allocate(MPI_Win_allocate, size, disp_unit, info, comm, baseptr, win, ierr);
+    mpix_fortran_window_allocate(MPI_Win_allocate, size, disp_unit, info, comm, baseptr, win, ierr);
 }
 OPEN_MPI_ALIAS(mpi_win_allocate_cptr_, mpi_win_allocate_);
 OPEN_MPI_ALIAS(ompi_win_allocate_f, mpi_win_allocate_);
@@ -53,7 +41,7 @@ OPEN_MPI_ALIAS(ompi_win_allocate_cptr_f, mpi_win_allocate_);
 FORTRAN_EXPORT void BINDING(win_allocate_shared)(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info,
                                                  MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
-    allocate(MPI_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win, ierr);
+    mpix_fortran_window_allocate(MPI_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win, ierr);
 }
 OPEN_MPI_ALIAS(mpi_win_allocate_shared_cptr_, mpi_win_allocate_shared_);
 OPEN_MPI_ALIAS(ompi_win_allocate_shared_f, mpi_win_allocate_shared_);

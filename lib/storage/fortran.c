@@ -13,30 +13,17 @@
 #include <mpi.h>
 #include <mpix/storage.h>
 
-typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                              MPI_Win *win);
-
-static void allocate(window_allocation *call, const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info,
-                     const MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
-{
-    MPI_Win c_win = MPI_WIN_NULL;
-    int rc = call(*size, (int)*disp_unit, PMPI_Info_f2c(*info), PMPI_Comm_f2c(*comm), baseptr, &c_win);
-    if (rc == MPI_SUCCESS)
-        *win = PMPI_Win_c2f(c_win);
-    mpix_fortran_error(ierror, rc);
-}
-
 MPIX_API void mpix_win_allocate_(const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info,
                                  const MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
-    allocate(MPIX_Win_allocate, size, disp_unit, info, comm, baseptr, win, ierror);
+    mpix_fortran_window_allocate(MPIX_Win_allocate, size, disp_unit, info, comm, baseptr, win, ierror);
 }
 FORTRAN_ALIAS(mpix_win_allocate_f08_, mpix_win_allocate_);
 
 MPIX_API void mpix_win_allocate_shared_(const MPI_Aint *size, const MPI_Fint *disp_unit, const MPI_Fint *info,
                                         const MPI_Fint *comm, void **baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
-    allocate(MPIX_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win, ierror);
+    mpix_fortran_window_allocate(MPIX_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win, ierror);
 }
 FORTRAN_ALIAS(mpix_win_allocate_shared_f08_, mpix_win_allocate_shared_);
 

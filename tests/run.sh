@@ -71,7 +71,7 @@ PY
     passed=$((passed + $1))
     failed=$((failed + $2))
     skipped=$((skipped + $3))
-    for way in pkgconfig cmake subproject mixed cmake-mixed manuals fortran; do
+    for way in pkgconfig cmake subproject mixed cmake-mixed manuals fortran headers; do
         sh "$root/tests/consumer/consumers.sh" "$way" "$mpi" "$stage" "$root/build/consumer-$way-$mpi"
         record "consumer-$way/$mpi" $?
     done

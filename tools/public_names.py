@@ -11,7 +11,8 @@ for path in sys.argv[1:]:
         text = re.sub(r"/\*.*?\*/", " ", header.read(), flags=re.S)
         text = re.sub(r"//[^\n]*", " ", text)
     names.update(re.findall(r"\b(?:MPIX_\w+|Wrapper_\w+)\b", text))
-# Include guards are ours alone and are defined, not declared, by the headers.
+# Include guards and the headers' own spellings (a trailing underscore: MPIX_INLINE_)
+# are ours alone and are defined, not declared, by the headers.
 for name in sorted(names):
-    if not name.endswith("_H"):
+    if not name.endswith("_H") and not name.endswith("_"):
         print(name)

@@ -35,6 +35,28 @@ extern "C" {
 /** Size of the buffer MPIX_Get_library_version() needs, terminating NUL included. */
 #define MPIX_MAX_LIBRARY_VERSION_STRING 256
 
+/** @cond HEADER_PORTABILITY (spellings for code in headers; not part of the reference) */
+/* Functions and state defined in mpix's headers compile in every language version a
+ * program may be built with: `inline` is C99 and C++, thread-local storage C11 and
+ * C++11; older modes (-std=c89, -ansi, -std=c++98) get the compiler's own keywords. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define MPIX_INLINE_ inline
+#elif defined(__GNUC__)
+#define MPIX_INLINE_ __inline__
+#else
+#define MPIX_INLINE_
+#endif
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define MPIX_THREAD_LOCAL_ thread_local
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define MPIX_THREAD_LOCAL_ _Thread_local
+#elif defined(__GNUC__)
+#define MPIX_THREAD_LOCAL_ __thread
+#else
+#error "mpix: this compiler has no thread-local storage in this language mode; use C11 or C++11"
+#endif
+/** @endcond */
+
 /**
  * @brief The categories of errors that mpix detects itself; each is one MPI error class.
  *

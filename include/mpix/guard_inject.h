@@ -23,6 +23,7 @@
 #define MPIX_GUARD_INJECT_H
 
 #include <mpi.h>
+#include <mpix/common.h>
 #include <mpix/guard.h>
 
 /** @cond INJECTED_MACROS (one macro per MPI call; not part of the reference) */
@@ -30,13 +31,9 @@
  * and return its code, or the kept error where the call succeeded. Two steps joined by
  * the comma operator, so that the transfers complete before the call's arguments are
  * evaluated and the call made. */
-#ifdef __cplusplus
-static thread_local int mpix_guard_deferred_;
-#else
-static _Thread_local int mpix_guard_deferred_;
-#endif
-static inline void mpix_guard_fence_(void) { mpix_guard_deferred_ = MPIX_Guard_complete_all(); }
-static inline int mpix_guard_fenced_(int code)
+static MPIX_THREAD_LOCAL_ int mpix_guard_deferred_;
+static MPIX_INLINE_ void mpix_guard_fence_(void) { mpix_guard_deferred_ = MPIX_Guard_complete_all(); }
+static MPIX_INLINE_ int mpix_guard_fenced_(int code)
 {
     int deferred = mpix_guard_deferred_;
     mpix_guard_deferred_ = MPI_SUCCESS;

@@ -66,6 +66,7 @@
 #define MPIX_HY_WRAPPER_H
 
 #include <mpi.h>
+#include <mpix/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -212,13 +213,13 @@ void Wrapper_Param_free(struct comm_package *comm_handle, struct allgather_param
 void Wrapper_Comm_free(struct comm_package *comm_handle);
 
 /** @brief Wrapper_Param_free under its other spelling. @param comm_handle the split @param param_handle the arrays */
-static inline void Wrapper_Param_Free(struct comm_package *comm_handle, struct allgather_param *param_handle)
+static MPIX_INLINE_ void Wrapper_Param_Free(struct comm_package *comm_handle, struct allgather_param *param_handle)
 {
     Wrapper_Param_free(comm_handle, param_handle);
 }
 
 /** @brief Wrapper_Hy_Bcast under its other spelling (same parameters). */
-static inline void Wrapper_Hy_bcast(void **bcast_addr, void *start_addr, int msize, int *shmem_transtable,
+static MPIX_INLINE_ void Wrapper_Hy_bcast(void **bcast_addr, void *start_addr, int msize, int *shmem_transtable,
                                     int *bridge_transtable, MPI_Datatype data_type, int root,
                                     struct comm_package *comm_handle)
 {

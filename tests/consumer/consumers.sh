@@ -15,6 +15,10 @@
 #                the MPI's mpif90 and the flags of `pkg-config --cflags --libs mpix`
 #                (every module, mpix_storage, mpix_spin, mpix_hy, mpix_zcopy and
 #                mpix_guard, is installed in the include directory)
+#   headers    - every installed public header, alone, compiled by cc and c++ in each
+#                language version a program may use (C89 to C17, C++98 to C++20) with
+#                warnings as errors (-pedantic from C99 and C++11 on; MPI's own headers
+#                are system headers there, so only mpix's are judged)
 # Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
@@ -83,6 +87,32 @@ manuals)
     done
     grep -q "mpix" "$stage/share/doc/mpix/api/html/index.html" || { echo "no HTML reference installed"; exit 1; }
     exit 0
+    ;;
+headers)
+    # MPI's include directories as system ones: its headers are not ours to judge.
+    flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags mpix |
+        sed "s|-I$stage/include|@mpix@|; s|-I|-isystem |g; s|@mpix@|-I$stage/include|") || exit 1
+    echo "flags: $flags"
+    failed=0
+    for header in "$stage"/include/mpix/*.h; do
+        name=mpix/$(basename "$header")
+        for mode in "cc c -std=c89" "cc c -std=gnu89" "cc c -std=c99 -pedantic" "cc c -std=c11 -pedantic" \
+            "cc c -std=c17 -pedantic" "c++ c++ -std=c++98" "c++ c++ -std=c++11 -pedantic" \
+            "c++ c++ -std=c++17 -pedantic" "c++ c++ -std=c++20 -pedantic"; do
+            set -- $mode
+            compiler=$1 language=$2
+            shift 2
+            printf '#include <%s>\nint mpix_header_check;\n' "$name" >"$work/check.src"
+            if ! $compiler -x "$language" "$@" -Wall -Wextra -Werror $flags -c "$work/check.src" \
+                -o "$work/check.o" >"$work/check.log" 2>&1; then
+                echo "$name does not compile with $compiler $*:"
+                head -5 "$work/check.log"
+                failed=1
+            fi
+        done
+    done
+    [ "$failed" -eq 0 ] && echo "every public header compiles alone from C89 to C17 and C++98 to C++20"
+    exit $failed
     ;;
 fortran)
     flags=$(pkg-config --with-path="$stage/lib/pkgconfig" --cflags --libs mpix) || exit 1

@@ -6,6 +6,7 @@
  * a new window on the same files finds every key again.
  * Run: mpirun -np 2 ./rma_dht [DIR]  (with DIR, the table stays there: run again to
  * look the keys up after a restart; without, it shows both in one run). */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, under -std=c11 too */
 #include <mpix/mpix.h>
 #include <stdint.h>
 #include <stdio.h>

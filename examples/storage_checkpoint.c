@@ -7,6 +7,7 @@
  * Without DIR it demonstrates both runs in one process lifetime: it stops after half of
  * the steps, frees the window, allocates it again on the same file and finishes, then
  * checks the result against an uninterrupted run. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, under -std=c11 too */
 #include <mpix/mpix.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@ program storage_checkpoint
     call MPI_Comm_size(MPI_COMM_WORLD, ranks)
     demo = command_argument_count() < 1
     if (demo) then
-        status = getpid()   ! one file for the job: rank 0's
+        call system_clock(status)   ! one file for the job: rank 0's clock names it
         call MPI_Bcast(status, 1, MPI_INTEGER, 0, MPI_COMM_WORLD)
         write (path, '(a, i0, a)') '/tmp/mpix-checkpoint-', status, '.dat'
     else

@@ -185,8 +185,11 @@ static int progress_pass(mpix_zcopy_progress *progress)
     }
     mpix_zcopy_request **snapshot = progress->snapshot;
     int finished = 0;
-    for (int i = 0; i < count; i++)
-        finished += snapshot[i]->done = advance(snapshot[i], snapshot, i);
+    for (int i = 0; i < count; i++) {
+        int done = advance(snapshot[i], snapshot, i);
+        atomic_store(&snapshot[i]->done, done);
+        finished += done;
+    }
     if (finished) {
         pthread_mutex_lock(&progress->lock);
         int kept = 0;

@@ -11,14 +11,15 @@
 #   cmake-mixed - find_package(MPI) found the other MPI: find_package(mpix) must refuse
 #   manuals    - `man 3 MPIX_Win_sync` from the prefix, one page per public function,
 #                and the HTML reference under share/doc/mpix
-#   fortran    - examples/zcopy_halo.f90 and examples/storage_checkpoint.f90 built with
+#   fortran    - examples/zcopy_halo.f90 and examples/storage_checkpoint.f90 built as Fortran 2008 with
 #                the MPI's mpif90 and the flags of `pkg-config --cflags --libs mpix`
 #                (every module, mpix_storage, mpix_spin, mpix_hy, mpix_zcopy and
 #                mpix_guard, is installed in the include directory)
 #   headers    - every installed public header, alone, compiled by cc and c++ in each
 #                language version a program may use (C89 to C17, C++98 to C++20) with
 #                warnings as errors (-pedantic from C99 and C++11 on; MPI's own headers
-#                are system headers there, so only mpix's are judged)
+#                are system headers there, so only mpix's are judged); then every C
+#                example as a user copying it builds it: strict C11, no _GNU_SOURCE
 # Usage: consumers.sh WAY MPI STAGE_PREFIX WORKDIR
 # MPI is openmpi or mpich; STAGE_PREFIX is where `meson install` put mpix.
 set -u
@@ -112,6 +113,15 @@ headers)
         done
     done
     [ "$failed" -eq 0 ] && echo "every public header compiles alone from C89 to C17 and C++98 to C++20"
+    for example in "$root"/examples/*.c; do
+        if ! cc -std=c11 -pedantic -Wall -Wextra -Werror $flags -I"$root/examples" -c "$example" \
+            -o "$work/example.o" >"$work/check.log" 2>&1; then
+            echo "$(basename "$example") does not compile as strict C11:"
+            head -5 "$work/check.log"
+            failed=1
+        fi
+    done
+    [ "$failed" -eq 0 ] && echo "every C example compiles as strict C11"
     exit $failed
     ;;
 fortran)
@@ -120,7 +130,7 @@ fortran)
         [ -f "$stage/include/mpix_$module.mod" ] || { echo "no mpix_$module.mod installed in $stage/include"; exit 1; }
     done
     for example in zcopy_halo storage_checkpoint; do
-        "mpif90.$mpi" -o "$work/$example" "$root/examples/$example.f90" $flags || exit 1
+        "mpif90.$mpi" -std=f2008 -o "$work/$example" "$root/examples/$example.f90" $flags || exit 1
     done
     output=$($launcher -np 2 "$work/zcopy_halo" 2>&1 && cd "$work" && $launcher -np 2 "$work/storage_checkpoint" 2>&1)
     status=$?

@@ -220,8 +220,8 @@ static MPIX_INLINE_ void Wrapper_Param_Free(struct comm_package *comm_handle, st
 
 /** @brief Wrapper_Hy_Bcast under its other spelling (same parameters). */
 static MPIX_INLINE_ void Wrapper_Hy_bcast(void **bcast_addr, void *start_addr, int msize, int *shmem_transtable,
-                                    int *bridge_transtable, MPI_Datatype data_type, int root,
-                                    struct comm_package *comm_handle)
+                                          int *bridge_transtable, MPI_Datatype data_type, int root,
+                                          struct comm_package *comm_handle)
 {
     Wrapper_Hy_Bcast(bcast_addr, start_addr, msize, shmem_transtable, bridge_transtable, data_type, root, comm_handle);
 }

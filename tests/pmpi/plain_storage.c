@@ -8,6 +8,9 @@
  *
  * Usage: plain_storage MODE DIR EXPECT
  *   MODE hints:       the hints in the info arguments (files DIR/win-RANK, DIR/dyn-RANK)
+ *   MODE odd:         the hints on odd ranks only, MPI_INFO_NULL on even ones, to the same
+ *                     collective calls, as storage-window programs do: only odd ranks
+ *                     get files
  *   MODE environment: MPI_INFO_NULL everywhere; MPIX_STORAGE_DEFAULT_HINTS is to name
  *                     DIR/env-%r-%w (so the windows are DIR/env-RANK-0 and -1)
  *   EXPECT files: the files must hold the data; none: no file may appear (plain MPI). */
@@ -88,10 +91,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (argc != 4) {
-        fprintf(stderr, "usage: %s hints|environment DIR files|none\n", argv[0]);
+        fprintf(stderr, "usage: %s hints|odd|environment DIR files|none\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int use_hints = strcmp(argv[1], "hints") == 0, expect_file = strcmp(argv[3], "files") == 0;
+    int odd_only = strcmp(argv[1], "odd") == 0, use_hints = odd_only || strcmp(argv[1], "hints") == 0;
+    int hinted = use_hints && (!odd_only || rank % 2 == 1);
+    int expect_file = strcmp(argv[3], "files") == 0 && (hinted || !use_hints);
     const char *dir = argv[2];
     int left = (rank + ranks - 1) % ranks;
     char window_path[512], dynamic_path[512];
@@ -99,7 +104,7 @@ int main(int argc, char **argv)
     snprintf(dynamic_path, sizeof dynamic_path, "%s/dyn-%d", dir, rank);
 
     /* An allocated window. */
-    MPI_Info info = use_hints ? storage_info(window_path) : MPI_INFO_NULL;
+    MPI_Info info = hinted ? storage_info(window_path) : MPI_INFO_NULL;
     int *base = NULL;
     MPI_Win win;
     EXPECT(MPI_Win_allocate(sizeof(int) * COUNT, sizeof(int), info, MPI_COMM_WORLD, &base, &win) == MPI_SUCCESS,
@@ -112,9 +117,10 @@ int main(int argc, char **argv)
 
     /* A dynamic window on MPI_Alloc_mem memory (hints only on MPI_Alloc_mem). */
     if (use_hints) {
-        info = storage_info(dynamic_path);
+        info = hinted ? storage_info(dynamic_path) : MPI_INFO_NULL;
         EXPECT(MPI_Alloc_mem(sizeof(int) * COUNT, info, &base) == MPI_SUCCESS, "MPI_Alloc_mem");
-        MPI_Info_free(&info);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
         MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
         MPI_Win_attach(win, base, sizeof(int) * COUNT);
         MPI_Aint mine, disps[ranks];

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Usage: preload_storage.sh VENDOR LIBRARY PROGRAM MPIRUN [ARGS...]
-# Runs PROGRAM (tests/pmpi/plain_storage.c, an MPI program without mpix) four ways and
+# Runs PROGRAM (tests/pmpi/plain_storage.c, an MPI program without mpix) five ways and
 # has it check its files: plain MPI (no file may appear); LD_PRELOAD=LIBRARY with the
-# hints in the program (files appear and hold the data); LD_PRELOAD with MPI_INFO_NULL
-# and the hints from MPIX_STORAGE_DEFAULT_HINTS; LD_PRELOAD with MPIX_PMPI=none (plain).
+# hints in the program (files appear and hold the data); LD_PRELOAD with the hints on odd
+# ranks only (their files appear, even ranks' windows stay memory); LD_PRELOAD with
+# MPI_INFO_NULL and the hints from MPIX_STORAGE_DEFAULT_HINTS; LD_PRELOAD with
+# MPIX_PMPI=none (plain).
 vendor=$1 library=$2 program=$3
 shift 3
 work=$(mktemp -d /tmp/mpix-pmpi-XXXXXX) || exit 1
@@ -39,6 +41,7 @@ mpirun_args="$*"
 
 run plain hints none
 run preloaded hints files "LD_PRELOAD=$library"
+run odd_ranks odd files "LD_PRELOAD=$library"
 run environment environment files "LD_PRELOAD=$library" \
     "MPIX_STORAGE_DEFAULT_HINTS=alloc_type=storage;storage_alloc_filename=@DIR@/env-%r-%w"
 run switched_off hints none "LD_PRELOAD=$library" "MPIX_PMPI=none"

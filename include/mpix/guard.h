@@ -61,7 +61,12 @@
  * call MPI from whichever thread touches the buffer, which MPI_THREAD_FUNNELED and
  * MPI_THREAD_SERIALIZED forbid and which MPI_THREAD_MULTIPLE would let race with the
  * thread that issued the transfer. At any other level the calls are the plain blocking
- * calls (`MPIX_VERBOSE=1` says so).
+ * calls (`MPIX_VERBOSE=1` says so). So they are in a process whose OpenMP runtime may run
+ * more than one thread (`omp_get_max_threads()` above 1 at the first guarded call): a
+ * program that calls MPI_Init and reads a received array in a parallel loop has worker
+ * threads that touch the buffer yet may not call MPI to finish its transfer. Threads a
+ * program starts itself (pthreads, std::thread) are not detected: such a program asks
+ * for MPI_THREAD_FUNNELED or above, as MPI requires of it.
  *
  * @par Fortran
  * The module mpix_guard (`use mpix_guard`, installed beside this header's folder)

@@ -8,8 +8,10 @@
 #include "common/self_state.h"
 #include "common/verbose.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,6 +28,19 @@ static void *map_private(size_t bytes)
 {
     void *memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return memory == MAP_FAILED ? NULL : memory;
+}
+
+/* Threads an OpenMP runtime in the process may run a parallel region on (1 without one).
+ * Hybrid programs commonly call MPI_Init, not MPI_Init_thread, and read a received array
+ * in a parallel loop: MPI_THREAD_SINGLE, yet threads other than the one that made the
+ * call touch the buffer, and the fault handler cannot finish a transfer from them (they
+ * may not call MPI), so they would read the bytes from before the message. */
+typedef int omp_get_max_threads_function(void);
+static int openmp_threads(void)
+{
+    omp_get_max_threads_function *max_threads =
+        (omp_get_max_threads_function *)dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    return max_threads ? max_threads() : 1;
 }
 
 static int read_knobs(mpix_guard_state *state)
@@ -46,12 +61,17 @@ static int read_knobs(mpix_guard_state *state)
         return rc;
     state->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
     mpix_hint_report(MPI_INFO_NULL, "guard");
-    state->active = enabled && provided == MPI_THREAD_SINGLE;
+    int threads = enabled && provided == MPI_THREAD_SINGLE ? openmp_threads() : 1;
+    state->active = enabled && provided == MPI_THREAD_SINGLE && threads <= 1;
+    char why[96] = "";
+    if (provided != MPI_THREAD_SINGLE)
+        snprintf(why, sizeof why, ": only MPI_THREAD_SINGLE is guarded");
+    else if (threads > 1)
+        snprintf(why, sizeof why, ": OpenMP runs up to %d threads, which may touch buffers", threads);
     if (state->verbose)
         mpix_verbose_print("guard", "%s (MPIX_GUARD=%s, thread level %d%s), copy sends up to %lld bytes, chains %s",
                            state->active ? "guarded transfers on" : "plain blocking calls", enabled ? "on" : "off",
-                           provided, provided == MPI_THREAD_SINGLE ? "" : ": only MPI_THREAD_SINGLE is guarded",
-                           state->copy_bytes, state->chain_enabled ? "on" : "off");
+                           provided, why, state->copy_bytes, state->chain_enabled ? "on" : "off");
     return MPI_SUCCESS;
 }
 

@@ -17,20 +17,29 @@ static MPI_Info storage_info(const char *path)
     return info;
 }
 
+/* A storage window on @path of ELEMENTS doubles on rank 0 and none elsewhere; 0 (with a
+ * failed check) when it could not be made. */
+static int allocate_on_rank_zero(const char *path, int shared, int rank, double **base, MPI_Win *win)
+{
+    MPI_Info info = storage_info(path);
+    MPI_Aint bytes = rank == 0 ? ELEMENTS * (MPI_Aint)sizeof(double) : 0;
+    int rc = shared ? MPIX_Win_allocate_shared(bytes, sizeof(double), info, MPI_COMM_WORLD, base, win)
+                    : MPIX_Win_allocate(bytes, sizeof(double), info, MPI_COMM_WORLD, base, win);
+    MPI_Info_free(&info);
+    CHECK(rc == MPI_SUCCESS, "%s with %ld bytes on rank %d: %s",
+          shared ? "MPIX_Win_allocate_shared" : "MPIX_Win_allocate", (long)bytes, rank, mpix_test_error_string(rc));
+    return rc == MPI_SUCCESS;
+}
+
 /* Rank 0's segment holds the array; every rank writes its share through the address
  * MPIX_Win_shared_query gives it, and rank 0 reads the file after the window is freed. */
 static void shared_on_rank_zero(const char *directory, int rank, int ranks)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/shared.dat", directory);
-    MPI_Info info = storage_info(path);
     double *base = NULL;
     MPI_Win win = MPI_WIN_NULL;
-    int rc = MPIX_Win_allocate_shared(rank == 0 ? ELEMENTS * (MPI_Aint)sizeof(double) : 0, sizeof(double), info,
-                                      MPI_COMM_WORLD, &base, &win);
-    MPI_Info_free(&info);
-    CHECK(rc == MPI_SUCCESS, "MPIX_Win_allocate_shared with 0 bytes on rank %d: %s", rank, mpix_test_error_string(rc));
-    if (rc != MPI_SUCCESS)
+    if (!allocate_on_rank_zero(path, 1, rank, &base, &win))
         return;
     MPI_Aint bytes = -1;
     int unit = 0;
@@ -71,14 +80,9 @@ static void put_to_rank_zero(const char *directory, int rank, int ranks)
 {
     char path[320];
     snprintf(path, sizeof path, "%s/window-%d.dat", directory, rank);
-    MPI_Info info = storage_info(path);
     double *base = NULL;
     MPI_Win win = MPI_WIN_NULL;
-    int rc = MPIX_Win_allocate(rank == 0 ? ELEMENTS * (MPI_Aint)sizeof(double) : 0, sizeof(double), info,
-                               MPI_COMM_WORLD, &base, &win);
-    MPI_Info_free(&info);
-    CHECK(rc == MPI_SUCCESS, "MPIX_Win_allocate with 0 bytes on rank %d: %s", rank, mpix_test_error_string(rc));
-    if (rc != MPI_SUCCESS)
+    if (!allocate_on_rank_zero(path, 0, rank, &base, &win))
         return;
     static double values[ELEMENTS]; /* origin buffers stay untouched until the fence */
     MPI_Win_fence(0, win);

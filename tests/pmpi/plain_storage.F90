@@ -8,6 +8,7 @@
 !
 ! Usage: plain_storage_f MODE DIR EXPECT, as plain_storage.c:
 !   MODE hints: the hints in the info arguments (files DIR/win-RANK, DIR/dyn-RANK);
+!   MODE odd: the hints on odd ranks only, MPI_INFO_NULL on even ones (their windows stay memory);
 !   MODE environment: MPI_INFO_NULL; MPIX_STORAGE_DEFAULT_HINTS is to name DIR/env-%r-%w;
 !   EXPECT files: the files must hold the data; none: no file may appear (plain MPI).
 program plain_storage
@@ -21,20 +22,21 @@ program plain_storage
     integer(kind=MPI_ADDRESS_KIND), allocatable :: disps(:)
     integer, pointer :: values(:)
     character(len=512) :: mode, dir, expect, window_path, dynamic_path
-    logical :: use_hints, expect_file
+    logical :: use_hints, hinted, expect_file
 
     call MPI_Init(ierr)
     call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, ranks, ierr)
     if (command_argument_count() /= 3) then
-        write (0, '(a)') 'usage: plain_storage_f hints|environment DIR files|none'
+        write (0, '(a)') 'usage: plain_storage_f hints|odd|environment DIR files|none'
         call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
     end if
     call get_command_argument(1, mode)
     call get_command_argument(2, dir)
     call get_command_argument(3, expect)
-    use_hints = mode == 'hints'
-    expect_file = expect == 'files'
+    use_hints = mode == 'hints' .or. mode == 'odd'
+    hinted = use_hints .and. (mode /= 'odd' .or. modulo(rank, 2) == 1)
+    expect_file = expect == 'files' .and. (hinted .or. .not. use_hints)
     left = modulo(rank - 1, ranks)
     right = modulo(rank + 1, ranks)
     failures = 0
@@ -47,7 +49,7 @@ program plain_storage
     write (dynamic_path, '(a, "/dyn-", i0)') trim(dir), rank
 
     ! An allocated window.
-    if (use_hints) then
+    if (hinted) then
         call storage_info(window_path, info)
     else
         info = MPI_INFO_NULL
@@ -57,15 +59,16 @@ program plain_storage
     call c_f_pointer(AS_C_POINTER(base_address), values, [count])
     call exchange(win, 0_MPI_ADDRESS_KIND)
     call MPI_Win_free(win, ierr)
-    if (use_hints) call MPI_Info_free(info, ierr)
+    if (hinted) call MPI_Info_free(info, ierr)
     call check_file(window_path)
 
     ! A dynamic window on MPI_Alloc_mem memory (hints only on MPI_Alloc_mem).
     if (use_hints) then
-        call storage_info(dynamic_path, info)
+        info = MPI_INFO_NULL
+        if (hinted) call storage_info(dynamic_path, info)
         call MPI_Alloc_mem(bytes, info, base_address, ierr)
         call expect_true(ierr == MPI_SUCCESS, 'MPI_Alloc_mem failed')
-        call MPI_Info_free(info, ierr)
+        if (hinted) call MPI_Info_free(info, ierr)
         call c_f_pointer(AS_C_POINTER(base_address), values, [count])
         call MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
         call MPI_Win_attach(win, values, bytes, ierr)

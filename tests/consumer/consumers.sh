@@ -97,9 +97,8 @@ headers)
     failed=0
     for header in "$stage"/include/mpix/*.h; do
         name=mpix/$(basename "$header")
-        for mode in "cc c -std=c89" "cc c -std=gnu89" "cc c -std=c99 -pedantic" "cc c -std=c11 -pedantic" \
-            "cc c -std=c17 -pedantic" "c++ c++ -std=c++98" "c++ c++ -std=c++11 -pedantic" \
-            "c++ c++ -std=c++17 -pedantic" "c++ c++ -std=c++20 -pedantic"; do
+        for mode in "cc c -std=c89" "cc c -std=c99 -pedantic" "cc c -std=c17 -pedantic" "c++ c++ -std=c++98" \
+            "c++ c++ -std=c++11 -pedantic" "c++ c++ -std=c++20 -pedantic"; do
             set -- $mode
             compiler=$1 language=$2
             shift 2

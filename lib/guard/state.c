@@ -61,17 +61,19 @@ static int read_knobs(mpix_guard_state *state)
         return rc;
     state->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
     mpix_hint_report(MPI_INFO_NULL, "guard");
-    int threads = enabled && provided == MPI_THREAD_SINGLE ? openmp_threads() : 1;
-    state->active = enabled && provided == MPI_THREAD_SINGLE && threads <= 1;
-    char why[96] = "";
-    if (provided != MPI_THREAD_SINGLE)
-        snprintf(why, sizeof why, ": only MPI_THREAD_SINGLE is guarded");
-    else if (threads > 1)
-        snprintf(why, sizeof why, ": OpenMP runs up to %d threads, which may touch buffers", threads);
-    if (state->verbose)
+    int single = enabled && provided == MPI_THREAD_SINGLE;
+    int threads = single ? openmp_threads() : 1;
+    state->active = single && threads <= 1;
+    if (state->verbose) {
+        char why[96] = "";
+        if (provided != MPI_THREAD_SINGLE)
+            snprintf(why, sizeof why, ": only MPI_THREAD_SINGLE is guarded");
+        else if (threads > 1)
+            snprintf(why, sizeof why, ": OpenMP runs up to %d threads, which may touch buffers", threads);
         mpix_verbose_print("guard", "%s (MPIX_GUARD=%s, thread level %d%s), copy sends up to %lld bytes, chains %s",
                            state->active ? "guarded transfers on" : "plain blocking calls", enabled ? "on" : "off",
                            provided, why, state->copy_bytes, state->chain_enabled ? "on" : "off");
+    }
     return MPI_SUCCESS;
 }
 

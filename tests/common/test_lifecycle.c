@@ -22,6 +22,8 @@ static int open_descriptors(void)
     return count;
 }
 
+/* Every mapping of the process, not only mpix's own (mpix_test_mapping_count): a window
+ * mpix forgot to free leaves MPI's mapping behind. */
 static int mappings(void)
 {
     int count = 0, c;

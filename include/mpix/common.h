@@ -135,7 +135,8 @@ int MPIX_Info_validate(MPI_Info info);
  *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,
  *   `collapse_refused`;
  * - `guard.*` are per process (@p comm is not read; pass MPI_COMM_NULL): the states
- *   `active`, `chain`, `copy_bytes`, `poll_ns` (-1: worked out from the measured cost),
+ *   `active` (0 while threads the program started run), `chain`, `copy_bytes`, `poll_ns`
+ *   (-1: worked out from the measured cost),
  *   `self_memory` (1: protected pages are read through /proc/self/mem), and the counters
  *   `sends_copied`, `sends_in_place`, `receives`, `receives_polled`, `mprotect_calls`,
  *   `faults`, `faults_in_mpi`, `conflict_waits`, `chains`,

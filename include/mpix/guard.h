@@ -64,9 +64,11 @@
  * calls (`MPIX_VERBOSE=1` says so). So they are in a process whose OpenMP runtime may run
  * more than one thread (`omp_get_max_threads()` above 1 at the first guarded call): a
  * program that calls MPI_Init and reads a received array in a parallel loop has worker
- * threads that touch the buffer yet may not call MPI to finish its transfer. Threads a
- * program starts itself (pthreads, std::thread) are not detected: such a program asks
- * for MPI_THREAD_FUNNELED or above, as MPI requires of it.
+ * threads that touch the buffer yet may not call MPI to finish its transfer. The same
+ * holds while threads the program started itself run (pthreads, std::thread, a threaded
+ * BLAS's pool): libmpix defines pthread_create, and before such a thread starts, every
+ * guarded transfer is finished; guarded calls resume once those threads have ended.
+ * Threads MPI starts (its progress and runtime threads) do not count.
  *
  * @par Fortran
  * The module mpix_guard (`use mpix_guard`, installed beside this header's folder)

@@ -6,6 +6,7 @@
 #define MPIX_COMMON_INTERPOSE_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stddef.h>
 
 enum mpix_interposed {
@@ -32,6 +33,14 @@ __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info
 __attribute__((visibility("default"))) void mpix_interpose_guard_release(const void *memory, size_t bytes);
 /* Whether guard has transfers in flight in this process (a load and a test). */
 __attribute__((visibility("default"))) int mpix_interpose_guard_busy(void);
+/* guard: pthread_create, made through @next (the real function), after guard has taken
+ * note of a thread the program starts (lib/guard/threads.c). */
+typedef int mpix_thread_create_function(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+__attribute__((visibility("default"))) int mpix_interpose_guard_thread_create(mpix_thread_create_function *next,
+                                                                              pthread_t *thread,
+                                                                              const pthread_attr_t *attributes,
+                                                                              void *(*start)(void *),
+                                                                              void *argument);
 
 /* zcopy for the program's point-to-point calls (lib/zcopy/interposed*.c). _init after
  * PMPI_Init (collective over MPI_COMM_WORLD: it learns which processes of the node may

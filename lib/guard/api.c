@@ -6,6 +6,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/interpose.h"
+#include "common/verbose.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -36,13 +37,44 @@ static int call_end(mpix_guard_state *state, int rc, int last)
     return rc;
 }
 
+/* Finish the selected transfers for a caller that returns no error (free, a thread
+ * starting, the switch to plain calls): an error found stays for the next guarded call.
+ * errno is left as it was. */
+static void complete_quietly(mpix_guard_state *state, mpix_guard_select *select, const void *context)
+{
+    int saved_errno = errno;
+    state->depth++;
+    mpix_guard_chain_end(state);
+    mpix_guard_complete_where(state, select, context);
+    call_end(state, MPI_SUCCESS, 0);
+    errno = saved_errno;
+}
+
 /* The state, or NULL when the blocking call must be made instead (MPI_THREAD_SINGLE
- * not given, MPIX_GUARD=off). */
+ * not given, MPIX_GUARD=off, threads of the program's running). */
 static int active_state(mpix_guard_state **state)
 {
     int rc = mpix_guard_state_get(state);
-    if (rc == MPI_SUCCESS && !(*state)->active)
+    if (rc != MPI_SUCCESS || !(*state)->active) {
         *state = NULL;
+        return rc;
+    }
+    mpix_guard_state *known = *state;
+    int threads = mpix_guard_program_threads();
+    if ((threads > 0) != known->paused) {
+        known->paused = threads > 0;
+        if (known->verbose && known->paused)
+            mpix_verbose_print("guard", "plain blocking calls while the program runs %d thread%s of its own", threads,
+                               threads == 1 ? "" : "s");
+        else if (known->verbose)
+            mpix_verbose_print("guard", "guarded transfers on again: the program's own threads have ended");
+    }
+    if (known->paused) {
+        /* Left by a thread started from one that could not finish them (threads.c). */
+        if (known->transfers && known->depth == 0 && gettid() == known->owner)
+            complete_quietly(known, mpix_guard_select_all, NULL);
+        *state = NULL;
+    }
     return rc;
 }
 
@@ -195,14 +227,15 @@ MPIX_API void mpix_interpose_guard_release(const void *memory, size_t bytes)
     int needed = 0;
     for (const mpix_guard_transfer *t = state->transfers; t && !needed; t = t->next)
         needed = select_needs_bytes(t, &range);
-    if (!needed)
-        return;
-    int saved_errno = errno;   /* free's callers expect errno as it was */
-    state->depth++;
-    mpix_guard_chain_end(state);
-    mpix_guard_complete_where(state, select_needs_bytes, &range);
-    call_end(state, MPI_SUCCESS, 0);   /* an error found stays for the next guarded call */
-    errno = saved_errno;
+    if (needed)
+        complete_quietly(state, select_needs_bytes, &range);
+}
+
+void mpix_guard_before_program_thread(void)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+    if (state && state->transfers && state->depth == 0 && !state->crashed && gettid() == state->owner)
+        complete_quietly(state, mpix_guard_select_all, NULL);
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)

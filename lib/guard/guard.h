@@ -70,6 +70,7 @@ enum {
 
 typedef struct mpix_guard_state {
     int active;                 /* MPIX_GUARD on and MPI_THREAD_SINGLE */
+    int paused;                 /* the program runs threads of its own: plain calls (threads.c) */
     int verbose;
     int chain_enabled;          /* MPIX_GUARD_CHAIN */
     long long copy_bytes;       /* MPIX_GUARD_COPY_BYTES */
@@ -145,6 +146,14 @@ mpix_guard_transfer *mpix_guard_record_new(mpix_guard_state *state);
 void mpix_guard_record_free(mpix_guard_state *state, mpix_guard_transfer *transfer);
 int mpix_guard_shadow_get(mpix_guard_state *state, size_t bytes, char **memory, size_t *capacity);
 void mpix_guard_shadow_put(mpix_guard_state *state, char *memory, size_t capacity);
+
+/* ---- threads.c, api.c --------------------------------------------------------------- */
+
+/* Threads the program started (not MPI) that are still running. */
+int mpix_guard_program_threads(void);
+/* A thread of the program's is about to start: on the program's thread, outside guard's
+ * own calls, finish every guarded transfer, as the new thread may read their buffers. */
+void mpix_guard_before_program_thread(void);
 
 /* ---- pages.c ---------------------------------------------------------------------- */
 

@@ -30,7 +30,7 @@ int mpix_guard_pvar_read(const char *name, MPI_Count *value)
     else if (strcmp(name, "foreign_faults") == 0)
         *value = state ? (MPI_Count)atomic_load_explicit(&state->foreign_faults, memory_order_relaxed) : 0;
     else if (strcmp(name, "active") == 0)
-        *value = state ? state->active : 0;
+        *value = state ? state->active && mpix_guard_program_threads() == 0 : 0;
     else if (strcmp(name, "chain") == 0)
         *value = state ? state->chain_enabled : 0;
     else if (strcmp(name, "copy_bytes") == 0)

@@ -17,6 +17,7 @@
  * writes there are never written after the state is gone. A full queue leaves the unit
  * due for its next sight; a thread that cannot be started leaves folding to the calls. */
 #include "zcopy.h"
+#include "common/thread.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -87,7 +88,7 @@ static int start(mpix_zcopy_folder *folder)
     sigset_t all, before;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &before);
-    folder->started = pthread_create(&folder->thread, NULL, fold_units, folder) == 0;
+    folder->started = mpix_thread_create(&folder->thread, fold_units, folder) == 0;
     pthread_sigmask(SIG_SETMASK, &before, NULL);
     folder->failed = !folder->started;
     return folder->started;

@@ -26,6 +26,7 @@
 #include "common/progress.h"
 #include "common/relax.h"
 #include "common/self_state.h"
+#include "common/thread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -324,7 +325,7 @@ static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)
             pthread_mutex_init(&progress->lock, NULL);
             pthread_mutex_init(&progress->passing, NULL);
             pthread_cond_init(&progress->wake, NULL);
-            int error = progress->polled ? 0 : pthread_create(&progress->thread, NULL, progress_main, progress);
+            int error = progress->polled ? 0 : mpix_thread_create(&progress->thread, progress_main, progress);
             if (error) {
                 rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: cannot start the progress thread: %s",
                                 strerror(error));

@@ -65,8 +65,10 @@ int main(int argc, char **argv)
               "receive");
         pthread_t helper;
         create_function *create = unseen_create();
-        CHECK(create && create(&helper, NULL, touch_neighbour, region) == 0, "thread");
-        pthread_join(helper, NULL);
+        int started = create && create(&helper, NULL, touch_neighbour, region) == 0;
+        CHECK(started, "thread");
+        if (started)
+            pthread_join(helper, NULL);
         if (mpix_test_pvar("guard.active", MPI_COMM_NULL))
             CHECK(mpix_test_pvar("guard.foreign_faults", MPI_COMM_NULL) == 1,
                   "the other thread's fault was not taken as foreign (%lld)",

@@ -50,6 +50,15 @@ static void complete_quietly(mpix_guard_state *state, mpix_guard_select *select,
     errno = saved_errno;
 }
 
+/* Finish every transfer before the program's own threads may read their buffers, where
+ * that is allowed: on the program's thread, outside guard's own calls, guard not stood
+ * aside after a crash. */
+static void complete_for_threads(mpix_guard_state *state)
+{
+    if (state->transfers && state->depth == 0 && !state->crashed && gettid() == state->owner)
+        complete_quietly(state, mpix_guard_select_all, NULL);
+}
+
 /* The state, or NULL when the blocking call must be made instead (MPI_THREAD_SINGLE
  * not given, MPIX_GUARD=off, threads of the program's running). */
 static int active_state(mpix_guard_state **state)
@@ -70,9 +79,7 @@ static int active_state(mpix_guard_state **state)
             mpix_verbose_print("guard", "guarded transfers on again: the program's own threads have ended");
     }
     if (known->paused) {
-        /* Left by a thread started from one that could not finish them (threads.c). */
-        if (known->transfers && known->depth == 0 && gettid() == known->owner)
-            complete_quietly(known, mpix_guard_select_all, NULL);
+        complete_for_threads(known);   /* left by a thread started from another (threads.c) */
         *state = NULL;
     }
     return rc;
@@ -234,8 +241,8 @@ MPIX_API void mpix_interpose_guard_release(const void *memory, size_t bytes)
 void mpix_guard_before_program_thread(void)
 {
     mpix_guard_state *state = mpix_guard_state_current();
-    if (state && state->transfers && state->depth == 0 && !state->crashed && gettid() == state->owner)
-        complete_quietly(state, mpix_guard_select_all, NULL);
+    if (state)
+        complete_for_threads(state);
 }
 
 MPIX_API int MPIX_Guard_complete_all(void)

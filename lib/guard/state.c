@@ -34,7 +34,9 @@ static void *map_private(size_t bytes)
  * Hybrid programs commonly call MPI_Init, not MPI_Init_thread, and read a received array
  * in a parallel loop: MPI_THREAD_SINGLE, yet threads other than the one that made the
  * call touch the buffer, and the fault handler cannot finish a transfer from them (they
- * may not call MPI), so they would read the bytes from before the message. */
+ * may not call MPI), so they would read the bytes from before the message. threads.c
+ * sees the runtime's threads start too, but only those started after libmpix was loaded,
+ * and only once the first parallel region starts them; this asks the runtime itself. */
 typedef int omp_get_max_threads_function(void);
 static int openmp_threads(void)
 {

@@ -19,7 +19,9 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 enum { FRAMES = 64 };
@@ -40,7 +42,8 @@ int mpix_guard_program_threads(void) { return atomic_load_explicit(&program_thre
  * object is the program itself (an MPI linked in statically, or PMPI_Init's address
  * bound to the program's own stub), the range stays empty: every frame would match. */
 typedef struct address_range { uintptr_t lo, hi; } address_range;
-static _Atomic(uintptr_t) mpi_lo, mpi_hi;
+static address_range mpi_library;
+static pthread_once_t mpi_library_found = PTHREAD_ONCE_INIT;
 
 static int find_mpi_library(struct dl_phdr_info *object, size_t size, void *context)
 {
@@ -62,23 +65,17 @@ static int find_mpi_library(struct dl_phdr_info *object, size_t size, void *cont
     return holds;
 }
 
+static void find_mpi_library_once(void) { dl_iterate_phdr(find_mpi_library, &mpi_library); }
+
 static int called_from_mpi(void)
 {
     if (started_by_mpi || mpix_thread_creating_own())
         return 1;
-    uintptr_t hi = atomic_load_explicit(&mpi_hi, memory_order_acquire);   /* stored after lo */
-    uintptr_t lo = atomic_load_explicit(&mpi_lo, memory_order_acquire);
-    if (hi == 0) {
-        address_range span = { 0, 0 };
-        dl_iterate_phdr(find_mpi_library, &span);
-        lo = span.hi ? span.lo : 1, hi = span.hi ? span.hi : 1;   /* [1, 1): looked, none */
-        atomic_store_explicit(&mpi_lo, lo, memory_order_release);
-        atomic_store_explicit(&mpi_hi, hi, memory_order_release);
-    }
+    pthread_once(&mpi_library_found, find_mpi_library_once);
     void *frames[FRAMES];
     int count = backtrace(frames, FRAMES);
     for (int i = 0; i < count; i++)
-        if ((uintptr_t)frames[i] >= lo && (uintptr_t)frames[i] < hi)
+        if ((uintptr_t)frames[i] >= mpi_library.lo && (uintptr_t)frames[i] < mpi_library.hi)
             return 1;
     return 0;
 }
@@ -123,12 +120,12 @@ MPIX_API int mpix_interpose_guard_thread_create(mpix_thread_create_function *nex
     if (!begin)
         return EAGAIN;
     creating = 1;
-    *begin = (thread_start){ start, argument, called_from_mpi() };
-    if (!begin->by_mpi) {
+    int by_mpi = called_from_mpi();
+    *begin = (thread_start){ start, argument, by_mpi };
+    if (!by_mpi) {
         atomic_fetch_add_explicit(&program_threads, 1, memory_order_acq_rel);
         mpix_guard_before_program_thread();
     }
-    int by_mpi = begin->by_mpi;
     int rc = next(thread, attributes, run_thread, begin);
     if (rc != 0) {
         free(begin);

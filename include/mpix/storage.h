@@ -95,8 +95,11 @@ extern "C" {
  * @param comm      communicator
  * @param[out] baseptr address of a `void *` that receives the local base
  * @param[out] win  the window
- * @return MPI_SUCCESS or an error code, raised on @p comm.
- * @par Complexity one MPI_Allreduce plus the window creation; storage: O(1) system
+ * @return MPI_SUCCESS or an error code, raised on @p comm. MPIX_ERRKIND_UNSUPPORTED on
+ *         every rank where the MPI moves a window's base (MPICH 4.0 over UCX 1.13 rounds
+ *         it down to 16 bytes: an offset inside a page that is not a multiple of 16),
+ *         since its one-sided operations would miss the window.
+ * @par Complexity two MPI_Allreduce plus the window creation; storage: O(1) system
  *      calls per rank, reserving the file's blocks costs O(size) on file systems
  *      without native fallocate.
  */

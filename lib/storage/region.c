@@ -76,8 +76,8 @@ int mpix_storage_region_prepare(mpix_storage_region *region, long long size, int
     int rc = mpix_segment_init(&region->mine, size, disp_unit, memory_bytes, region->config.storage_first,
                                shareable, &region->file, storage_offset);
     if (rc == MPI_SUCCESS && region->mine.storage_bytes > 0)
-        rc = mpix_storage_file_claim(&region->file, region->mine.file_offset,
-                                     mpix_page_round_up(region->mine.shift + region->mine.storage_bytes));
+        rc = mpix_storage_file_claim(&region->file, region->mine.file_offset + region->mine.shift,
+                                     region->mine.storage_bytes);
     if (rc == MPI_SUCCESS)
         rc = choose_log(region, shareable, &region->mine.storage_in_memory);
     if (rc == MPI_SUCCESS)

@@ -8,6 +8,7 @@
 #include "common/verbose.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,10 +140,45 @@ int mpix_storage_plan(mpix_storage_window *state, MPI_Comm comm, const mpix_stor
     return rc;
 }
 
+/* The alignment MPI rounded @base down to, reaching @kept; 0 if it did something else. */
+static long long base_alignment(const void *base, const void *kept)
+{
+    for (uintptr_t alignment = 2; alignment <= (uintptr_t)mpix_page_size(); alignment <<= 1)
+        if (((uintptr_t)base & ~(alignment - 1)) == (uintptr_t)kept)
+            return (long long)alignment;
+    return 0;
+}
+
+/* One-sided operations reach base + disp * disp_unit only if MPI keeps the base it was
+ * given. MPICH 4.0 over UCX 1.13 or later replaces it with the base UCX registered, which
+ * UCX aligns down to 16 bytes (fixed in MPICH 4.1, pmodels/mpich#6140): a window at a file
+ * offset that is not a multiple of 16 would take every put a few bytes early, silently. */
+static int check_base(MPI_Win win, void *base, MPI_Aint size, long long file_offset)
+{
+    void *kept = NULL;
+    int found = 0, rc;
+    if (size <= 0)
+        return MPI_SUCCESS;
+    if ((rc = PMPI_Win_get_attr(win, MPI_WIN_BASE, &kept, &found)) != MPI_SUCCESS)
+        return rc;
+    if (!found || kept == base)
+        return MPI_SUCCESS;
+    long long alignment = base_alignment(base, kept);
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED,
+                      "MPI_Win_create moved the window base from %p to %p: one-sided operations would be off by "
+                      "%td bytes; this MPI aligns window bases to %lld bytes or more, and storage_alloc_offset "
+                      "(%lld) must follow",
+                      base, kept, (char *)base - (char *)kept, alignment ? alignment : mpix_page_size(),
+                      file_offset);
+}
+
 int mpix_storage_expose(mpix_storage_window *state, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                         MPI_Comm comm, const char *call, void *baseptr, MPI_Win *win)
 {
     int rc = mpix_storage_create_window(base, size, disp_unit, info, comm, win);
+    if (rc == MPI_SUCCESS)
+        rc = check_base(*win, base, size, state->region.config.offset);
+    rc = mpix_agree(comm, rc);
     if (rc == MPI_SUCCESS)
         rc = mpix_storage_window_attach_state(*win, state);
     if (rc != MPI_SUCCESS) {

@@ -3,8 +3,11 @@
  * windows pass their hints: MPI_Win_allocate with alloc_type=storage and a file per
  * rank, file_perm printed with %d, MPI-IO's access_style and striping hints; every rank
  * puts into its right neighbour's window, syncs, and frees it. A dynamic window gets
- * storage memory from MPI_Alloc_mem and attaches it. After the run each rank reads its
- * files back.
+ * storage memory from MPI_Alloc_mem and attaches it. Then small allocations share files
+ * at byte offsets that are not page multiples, as those programs place them: two
+ * MPI_Alloc_mem of a few ints back to back in one file per rank, and one window whose
+ * ranks each take their own four ints of one common file. After the run each rank reads
+ * its files back.
  *
  * Usage: plain_storage MODE DIR EXPECT
  *   MODE hints:       the hints in the info arguments (files DIR/win-RANK, DIR/dyn-RANK)
@@ -27,15 +30,16 @@ static int failures;
 #define EXPECT(condition, ...) \
     do { if (!(condition)) { failures++; fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-static MPI_Info storage_info(const char *path)
+static MPI_Info storage_info(const char *path, long offset)
 {
     MPI_Info info;
-    char mode[16];
+    char mode[16], offset_text[32];
     snprintf(mode, sizeof mode, "%d", S_IRUSR | S_IWUSR);
+    snprintf(offset_text, sizeof offset_text, "%ld", offset);
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_type", "storage");
     MPI_Info_set(info, "storage_alloc_filename", path);
-    MPI_Info_set(info, "storage_alloc_offset", "0");
+    MPI_Info_set(info, "storage_alloc_offset", offset_text);
     MPI_Info_set(info, "storage_alloc_unlink", "false");
     MPI_Info_set(info, "access_style", "write_mostly");
     MPI_Info_set(info, "file_perm", mode);
@@ -46,8 +50,9 @@ static MPI_Info storage_info(const char *path)
 
 static int value_at(int rank, int i) { return rank * 1000003 + i; }
 
-/* The file holds COUNT ints: value_at(rank) except index 0, which the left neighbour put. */
-static void check_file(const char *path, int rank, int left, int expect_file)
+/* The file holds @count ints from int @first on: value_at(rank) except the first, which
+ * the left neighbour put. */
+static void check_ints(const char *path, long first, int count, int rank, int left, int expect_file)
 {
     FILE *file = fopen(path, "rb");
     if (!expect_file) {
@@ -59,19 +64,22 @@ static void check_file(const char *path, int rank, int left, int expect_file)
     EXPECT(file, "%s is missing: the window was not a storage window", path);
     if (!file)
         return;
-    int *data = malloc(sizeof(int) * COUNT), same = 1;
-    EXPECT(fread(data, sizeof(int), COUNT, file) == COUNT, "%s is short", path);
-    for (int i = 1; i < COUNT; i++)
+    int *data = calloc(count, sizeof(int)), same = 1;
+    EXPECT(fseek(file, first * (long)sizeof(int), SEEK_SET) == 0 &&
+           fread(data, sizeof(int), count, file) == (size_t)count, "%s is short of ints %ld to %ld", path, first,
+           first + count);
+    for (int i = 1; i < count; i++)
         same &= data[i] == value_at(rank, i);
-    EXPECT(same, "%s does not hold rank %d's values", path, rank);
-    EXPECT(data[0] == -left - 1, "%s: the neighbour's put is %d, not %d", path, data[0], -left - 1);
+    EXPECT(same, "%s does not hold rank %d's values at ints %ld to %ld", path, rank, first, first + count);
+    EXPECT(data[0] == -left - 1, "%s: the neighbour's put at int %ld is %d, not %d", path, first, data[0],
+           -left - 1);
     free(data);
     fclose(file);
 }
 
-static void exchange(MPI_Win win, int *base, int rank, int ranks, MPI_Aint target_disp)
+static void exchange(MPI_Win win, int *base, int count, int rank, int ranks, MPI_Aint target_disp)
 {
-    for (int i = 1; i < COUNT; i++)
+    for (int i = 1; i < count; i++)
         base[i] = value_at(rank, i);
     int mine = -rank - 1;
     MPI_Win_lock_all(0, win);
@@ -82,6 +90,57 @@ static void exchange(MPI_Win win, int *base, int rank, int ranks, MPI_Aint targe
     MPI_Win_lock_all(0, win);
     MPI_Win_sync(win);
     MPI_Win_unlock_all(win);
+}
+
+/* Small windows side by side inside one page of a file: each is its own bytes there. */
+static void small_neighbours(const char *dir, int rank, int ranks, int hinted, int expect_file)
+{
+    const int small = ranks;   /* ints per allocation, as small as such programs make them */
+    const long bytes = (long)sizeof(int) * small;
+    int left = (rank + ranks - 1) % ranks;
+    char pair_path[512], common_path[512];
+    snprintf(pair_path, sizeof pair_path, "%s/small-%d", dir, rank);
+    snprintf(common_path, sizeof common_path, "%s/small-common", dir);
+
+    /* Two MPI_Alloc_mem in one file, the second right after the first. */
+    int *halves[2];
+    MPI_Win win;
+    MPI_Aint mine[2], disps[2][ranks];
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    for (int h = 0; h < 2; h++) {
+        MPI_Info info = hinted ? storage_info(pair_path, h * bytes) : MPI_INFO_NULL;
+        EXPECT(MPI_Alloc_mem(bytes, info, &halves[h]) == MPI_SUCCESS, "MPI_Alloc_mem of %ld bytes at offset %ld",
+               bytes, h * bytes);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+        MPI_Win_attach(win, halves[h], bytes);
+        MPI_Get_address(halves[h], &mine[h]);
+        MPI_Allgather(&mine[h], 1, MPI_AINT, disps[h], 1, MPI_AINT, MPI_COMM_WORLD);
+    }
+    for (int h = 0; h < 2; h++)
+        exchange(win, halves[h], small, rank, ranks, disps[h][(rank + 1) % ranks]);
+    for (int h = 0; h < 2; h++) {
+        MPI_Win_detach(win, halves[h]);
+        MPI_Free_mem(halves[h]);
+    }
+    MPI_Win_free(&win);
+    for (int h = 0; h < 2; h++)
+        check_ints(pair_path, h * small, small, rank, left, expect_file);
+
+    /* One window, every rank's part at its own offset of one common file: 16 bytes each,
+     * as some MPIs keep a window's base only where it is a multiple of 16. */
+    const int part = 4;
+    MPI_Info info = hinted ? storage_info(common_path, rank * part * (long)sizeof(int)) : MPI_INFO_NULL;
+    int *base = NULL;
+    EXPECT(MPI_Win_allocate(part * sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &base, &win) == MPI_SUCCESS,
+           "MPI_Win_allocate of %d ints at int %d of a common file", part, rank * part);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    exchange(win, base, part, rank, ranks, 0);
+    MPI_Win_free(&win);
+    MPI_Barrier(MPI_COMM_WORLD);   /* every part written back before any rank reads */
+    if (hinted)   /* an unhinted rank has no part there, but others may have made the file */
+        check_ints(common_path, (long)rank * part, part, rank, left, expect_file);
 }
 
 int main(int argc, char **argv)
@@ -104,20 +163,20 @@ int main(int argc, char **argv)
     snprintf(dynamic_path, sizeof dynamic_path, "%s/dyn-%d", dir, rank);
 
     /* An allocated window. */
-    MPI_Info info = hinted ? storage_info(window_path) : MPI_INFO_NULL;
+    MPI_Info info = hinted ? storage_info(window_path, 0) : MPI_INFO_NULL;
     int *base = NULL;
     MPI_Win win;
     EXPECT(MPI_Win_allocate(sizeof(int) * COUNT, sizeof(int), info, MPI_COMM_WORLD, &base, &win) == MPI_SUCCESS,
            "MPI_Win_allocate");
-    exchange(win, base, rank, ranks, 0);
+    exchange(win, base, COUNT, rank, ranks, 0);
     MPI_Win_free(&win);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
-    check_file(window_path, rank, left, expect_file);
+    check_ints(window_path, 0, COUNT, rank, left, expect_file);
 
     /* A dynamic window on MPI_Alloc_mem memory (hints only on MPI_Alloc_mem). */
     if (use_hints) {
-        info = hinted ? storage_info(dynamic_path) : MPI_INFO_NULL;
+        info = hinted ? storage_info(dynamic_path, 0) : MPI_INFO_NULL;
         EXPECT(MPI_Alloc_mem(sizeof(int) * COUNT, info, &base) == MPI_SUCCESS, "MPI_Alloc_mem");
         if (info != MPI_INFO_NULL)
             MPI_Info_free(&info);
@@ -126,11 +185,12 @@ int main(int argc, char **argv)
         MPI_Aint mine, disps[ranks];
         MPI_Get_address(base, &mine);
         MPI_Allgather(&mine, 1, MPI_AINT, disps, 1, MPI_AINT, MPI_COMM_WORLD);
-        exchange(win, base, rank, ranks, disps[(rank + 1) % ranks]);
+        exchange(win, base, COUNT, rank, ranks, disps[(rank + 1) % ranks]);
         MPI_Win_detach(win, base);
         MPI_Win_free(&win);
         MPI_Free_mem(base);
-        check_file(dynamic_path, rank, left, expect_file);
+        check_ints(dynamic_path, 0, COUNT, rank, left, expect_file);
+        small_neighbours(dir, rank, ranks, hinted, strcmp(argv[3], "files") == 0 && hinted);
     }
 
     int all_failures = 0;

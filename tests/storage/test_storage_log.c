@@ -295,6 +295,37 @@ static void file_safety(void)
     MPIX_Win_free(&first);
     CHECK(!mpix_test_file_exists(path), "storage_alloc_unlink left %s", path);
 
+    /* Inside one page the claim is byte for byte: 16 bytes at offset 8 overlap 16 at 0,
+     * 16 at offset 16 do not. */
+    snprintf(path, sizeof path, "%s/page-sharers-%d", dir, rank);
+    first = allocate(path, 16, "storage_alloc_offset", "0", &base, &rc);
+    CHECK(rc == MPI_SUCCESS, "16 bytes at offset 0: %s", mpix_test_error_string(rc));
+    second = allocate(path, 16, "storage_alloc_offset", "8", &second_base, &rc);
+    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "bytes 8 to 24") &&
+              second == MPI_WIN_NULL,
+          "16 bytes at offset 8 beside 16 at 0: '%s'", mpix_test_error_string(rc));
+    second = allocate(path, 16, "storage_alloc_offset", "16", &second_base, &rc);
+    CHECK(rc == MPI_SUCCESS, "16 bytes at offset 16 beside 16 at 0: %s", mpix_test_error_string(rc));
+    if (first != MPI_WIN_NULL && second != MPI_WIN_NULL) {
+        memset(base, 'a', 16);
+        memset(second_base, 'b', 16);
+        MPIX_Win_sync(first);
+        MPIX_Win_sync(second);
+        memset(second_base, 'c', 16);   /* written back at free */
+    }
+    if (first != MPI_WIN_NULL)
+        MPIX_Win_free(&first);
+    if (second != MPI_WIN_NULL)
+        MPIX_Win_free(&second);
+    char sharers[33] = "";
+    int sharers_fd = open(path, O_RDONLY);
+    CHECK(sharers_fd >= 0 && pread(sharers_fd, sharers, 32, 0) == 32 &&
+              strcmp(sharers, "aaaaaaaaaaaaaaaacccccccccccccccc") == 0,
+          "two windows in one page left '%.32s' in %s", sharers, path);
+    if (sharers_fd >= 0)
+        close(sharers_fd);
+    unlink(path);
+
     /* NULL outputs: an argument error on every rank, nothing left behind. */
     snprintf(path, sizeof path, "%s/null-%d", dir, rank);
     MPI_Info info;

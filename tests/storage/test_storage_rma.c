@@ -5,6 +5,8 @@
 #include <mpix/mpix.h>
 #include "mpix_test.h"
 
+#include <stdint.h>
+
 enum { PRIVATE_STORAGE, COMBINED_MEMORY_FIRST, COMBINED_STORAGE_FIRST, SHARED_STORAGE, SHARED_COMBINED,
        DYNAMIC_STORAGE, CASE_COUNT };
 static const char *case_names[CASE_COUNT] = { "storage", "combined memory_first", "combined storage_first",
@@ -259,6 +261,66 @@ static void run_case(int kind)
     free(on_file);
 }
 
+/* Small windows at file offsets that are not multiples of 16, as programs that pack many
+ * windows into one file place them: a put from the left neighbour lands at the window's
+ * first int and reaches the file at the offset, or the allocation is refused on every
+ * rank because the MPI moved the window's base; never a put that lands elsewhere. */
+static void unaligned_offsets(void)
+{
+    static const long offsets[] = { 4, 8, 24, 16, 40 };
+    int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
+    for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+        char path[512], offset[32];
+        snprintf(path, sizeof path, "%s/unaligned-%ld-%d", dir, offsets[o], rank);
+        snprintf(offset, sizeof offset, "%ld", offsets[o]);
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_type", "storage");
+        MPI_Info_set(info, "storage_alloc_filename", path);
+        MPI_Info_set(info, "storage_alloc_offset", offset);
+        int *base = NULL, value = -left - 1, kept = 0;
+        MPI_Win win = MPI_WIN_NULL;
+        int rc = MPIX_Win_allocate(4 * sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &base, &win);
+        MPI_Info_free(&info);
+        int all_rc_zero = 0, mine_zero = rc == MPI_SUCCESS;
+        MPI_Allreduce(&mine_zero, &all_rc_zero, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS) {
+            CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_UNSUPPORTED) && win == MPI_WIN_NULL &&
+                      (strstr(mpix_test_error_string(rc), "moved the window base") ||
+                       strstr(mpix_test_error_string(rc), "failed on rank")),
+                  "offset %ld: '%s'", offsets[o], mpix_test_error_string(rc));
+            CHECK(offsets[o] % 16 != 0, "offset %ld, a multiple of 16, refused: %s", offsets[o],
+                  mpix_test_error_string(rc));
+            if (rank == 0 && offsets[o] == 8)
+                printf("storage_rma: offset 8 refused: %s\n", mpix_test_error_string(rc));
+            continue;
+        }
+        CHECK(all_rc_zero, "offset %ld: this rank has a window, another rank was refused", offsets[o]);
+        CHECK((long)((uintptr_t)base % (uintptr_t)page) == offsets[o], "offset %ld: base %p", offsets[o],
+              (void *)base);
+        for (int i = 0; i < 4; i++)
+            base[i] = 100 + i;
+        MPI_Barrier(MPI_COMM_WORLD);   /* filled before any neighbour puts */
+        int mine = -rank - 1;
+        MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+        MPI_Put(&mine, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+        MPI_Win_unlock(right, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+        kept = base[0];
+        MPI_Win_unlock(rank, win);
+        CHECK(kept == value && base[1] == 101, "offset %ld: window holds %d %d, want %d 101 (the put went astray)",
+              offsets[o], kept, base[1], value);
+        MPIX_Win_free(&win);
+        int on_file[2] = { 0, 0 }, fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && pread(fd, on_file, sizeof on_file, offsets[o]) == (ssize_t)sizeof on_file &&
+                  on_file[0] == value && on_file[1] == 101,
+              "offset %ld: the file holds %d %d there, want %d 101", offsets[o], on_file[0], on_file[1], value);
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mpix_test_start(&argc, &argv, &rank, &ranks);
@@ -266,6 +328,7 @@ int main(int argc, char **argv)
     mpix_test_tempdir(MPI_COMM_WORLD, dir, sizeof dir);
     for (int kind = 0; kind < CASE_COUNT; kind++)
         run_case(kind);
+    unaligned_offsets();
     mpix_test_remove_tree(MPI_COMM_WORLD, dir);
     return mpix_test_finish("storage_rma");
 }

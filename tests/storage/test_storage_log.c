@@ -214,14 +214,6 @@ static void pinned_case(const char *changes)
 }
 #endif
 
-static int error_kind_is(int rc, int kind)
-{
-    int kind_class, error_class;
-    MPIX_Query_error_class(kind, &kind_class);
-    MPI_Error_class(rc, &error_class);
-    return rc != MPI_SUCCESS && error_class == kind_class;
-}
-
 static long long size_of(const char *path)
 {
     struct stat status;
@@ -240,7 +232,7 @@ static void file_safety(void)
     close(open(target, O_CREAT | O_WRONLY, 0600));
     CHECK(symlink(target, path) == 0, "symlink");
     MPI_Win win = allocate(path, 1 << 20, NULL, NULL, &base, &rc);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "symbolic link") &&
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "symbolic link") &&
               win == MPI_WIN_NULL,
           "a symbolic link: '%s'", mpix_test_error_string(rc));
     CHECK(size_of(target) == 0, "the link's target grew to %lld bytes", size_of(target));
@@ -258,7 +250,7 @@ static void file_safety(void)
         close(open(path, O_CREAT | O_WRONLY, 0666));
         CHECK(chown(path, 65534, 65534) == 0, "chown");
         win = allocate(path, 1 << 20, NULL, NULL, &base, &rc);
-        CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "belongs to user"),
+        CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "belongs to user"),
               "another user's file in a world-writable directory: '%s'", mpix_test_error_string(rc));
         CHECK(size_of(path) == 0, "the planted file grew to %lld bytes", size_of(path));
     }
@@ -278,7 +270,7 @@ static void file_safety(void)
     /* A mode without the owner's write bit can never work: a bad hint at once. */
     snprintf(path, sizeof path, "%s/readonly-%d", dir, rank);
     win = allocate(path, 1 << 20, "file_perm", "0444", &base, &rc);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_BAD_HINT) && strstr(mpix_test_error_string(rc), "0444"),
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_BAD_HINT) && strstr(mpix_test_error_string(rc), "0444"),
           "file_perm=0444: '%s'", mpix_test_error_string(rc));
     CHECK(!mpix_test_file_exists(path), "file_perm=0444 left %s", path);
 
@@ -288,7 +280,7 @@ static void file_safety(void)
     CHECK(rc == MPI_SUCCESS, "first window: %s", mpix_test_error_string(rc));
     unsigned char *second_base;
     MPI_Win second = allocate(path, 1 << 20, "storage_alloc_unlink", "true", &second_base, &rc);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "in use by another") &&
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "in use by another") &&
               strstr(mpix_test_error_string(rc), path) && second == MPI_WIN_NULL,
           "second window on %s: '%s'", path, mpix_test_error_string(rc));
     CHECK(mpix_test_file_exists(path), "the refused second window removed the file of the first");
@@ -301,7 +293,7 @@ static void file_safety(void)
     first = allocate(path, 16, "storage_alloc_offset", "0", &base, &rc);
     CHECK(rc == MPI_SUCCESS, "16 bytes at offset 0: %s", mpix_test_error_string(rc));
     second = allocate(path, 16, "storage_alloc_offset", "8", &second_base, &rc);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "bytes 8 to 24") &&
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_STORAGE_IO) && strstr(mpix_test_error_string(rc), "bytes 8 to 24") &&
               second == MPI_WIN_NULL,
           "16 bytes at offset 8 beside 16 at 0: '%s'", mpix_test_error_string(rc));
     second = allocate(path, 16, "storage_alloc_offset", "16", &second_base, &rc);
@@ -334,12 +326,12 @@ static void file_safety(void)
     MPI_Info_set(info, "storage_alloc_filename", path);
     MPI_Info_set(info, "storage_alloc_unlink", "true");
     rc = MPIX_Win_allocate(1 << 20, 1, info, MPI_COMM_WORLD, NULL, &win);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT) && strstr(mpix_test_error_string(rc), "baseptr"),
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT) && strstr(mpix_test_error_string(rc), "baseptr"),
           "NULL baseptr: '%s'", mpix_test_error_string(rc));
     rc = MPIX_Win_allocate(1 << 20, 1, info, MPI_COMM_WORLD, &base, NULL);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT), "NULL win: '%s'", mpix_test_error_string(rc));
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "NULL win: '%s'", mpix_test_error_string(rc));
     rc = MPIX_Win_allocate_shared(1 << 20, 1, info, MPI_COMM_WORLD, NULL, &win);
-    CHECK(error_kind_is(rc, MPIX_ERRKIND_ARGUMENT), "shared, NULL baseptr: '%s'", mpix_test_error_string(rc));
+    CHECK(mpix_test_is_kind(rc, MPIX_ERRKIND_ARGUMENT), "shared, NULL baseptr: '%s'", mpix_test_error_string(rc));
     MPI_Info_free(&info);
     CHECK(!mpix_test_file_exists(path), "a NULL output left %s", path);
 }

@@ -508,6 +508,13 @@ MPIX_API int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, M
     if (!mpix_interposed_state(NULL))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, status);
+    if (source == MPI_PROC_NULL) {
+        /* MPI_Recv's empty status (source MPI_PROC_NULL, tag MPI_ANY_TAG): MPICH 4.0's
+         * MPI_Irecv from MPI_PROC_NULL completes with source 0 and tag 0. */
+        int send_rc = mpix_interpose_zcopy_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+        int rc = PMPI_Recv(recvbuf, recvcount, recvtype, MPI_PROC_NULL, recvtag, comm, status);   /* MPI raised it */
+        return send_rc != MPI_SUCCESS ? send_rc : rc;
+    }
     MPI_Request receive;
     int rc = mpix_interpose_zcopy_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &receive);
     if (rc != MPI_SUCCESS)

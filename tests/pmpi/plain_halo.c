@@ -9,7 +9,8 @@
  * receives, a blocking send whose receiver first waits for the sender's large send of
  * fragmented data while a message not yet received waits in the sender's queue, and
  * small plain messages (one exactly as long as a zero-copy header, with bytes that look
- * like one). Every received value is checked; exit code 0 only if all
+ * like one), and the ring cut open (MPI_PROC_NULL at both ends, as a non-periodic grid
+ * has). Every received value is checked; exit code 0 only if all
  * were right. Run under LD_PRELOAD=libmpix-pmpi.so with MPIX_PMPI=zcopy it must give the
  * same answers (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened).
  * The halo is DEPTH columns deep: one column is too fragmented for zero-copy (MPI's
@@ -255,6 +256,27 @@ int main(int argc, char **argv)
     int small = rank, small_in = -1;
     MPI_Sendrecv(&small, 1, MPI_INT, right, 12, &small_in, 1, MPI_INT, left, 12, MPI_COMM_WORLD, &status);
     CHECK(small_in == left, "small %d", small_in);
+
+    /* The ring cut open, as a non-periodic MPI_Cart_shift gives it: the first process
+     * receives from MPI_PROC_NULL (an empty status, the buffer untouched), the last
+     * sends to it. */
+    int open_left = rank == 0 ? MPI_PROC_NULL : left, open_right = rank == size - 1 ? MPI_PROC_NULL : right;
+    clear_ghosts(grid, columns);
+    status.MPI_SOURCE = status.MPI_TAG = 12345;
+    MPI_Sendrecv(&grid[to_right], 1, halo, open_right, 13, &grid[from_left], 1, halo, open_left, 13, MPI_COMM_WORLD,
+                 &status);
+    MPI_Get_count(&status, MPI_DOUBLE, &count);
+    if (open_left == MPI_PROC_NULL) {
+        CHECK(status.MPI_SOURCE == MPI_PROC_NULL && status.MPI_TAG == MPI_ANY_TAG && count == 0,
+              "sendrecv from MPI_PROC_NULL: source %d, tag %d, count %d", status.MPI_SOURCE, status.MPI_TAG, count);
+        CHECK(grid[from_left] == -1.0, "sendrecv from MPI_PROC_NULL wrote %g", grid[from_left]);
+    } else {
+        check_ghost(grid, from_left, left, to_right, "open sendrecv");
+    }
+    status.MPI_SOURCE = status.MPI_TAG = 12345;
+    MPI_Sendrecv_replace(&small, 1, MPI_INT, open_right, 14, open_left, 14, MPI_COMM_WORLD, &status);
+    CHECK(open_left == MPI_PROC_NULL ? small == rank && status.MPI_SOURCE == MPI_PROC_NULL : small == left,
+          "sendrecv_replace on the open ring: %d, source %d", small, status.MPI_SOURCE);
 
     MPI_Type_free(&halo);
     int all_failures = 0;

@@ -130,6 +130,8 @@ FENCED(Alltoall, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
        (sb, sc, st, rb, rc, rt, m))
 FENCED(Alltoallv, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
                    const int rd[], MPI_Datatype rt, MPI_Comm m), (sb, sc, sd, st, rb, rc, rd, rt, m))
+FENCED(Alltoallw, (const void *sb, const int sc[], const int sd[], const MPI_Datatype st[], void *rb, const int rc[],
+                   const int rd[], const MPI_Datatype rt[], MPI_Comm m), (sb, sc, sd, st, rb, rc, rd, rt, m))
 FENCED(Reduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, int root, MPI_Comm m),
        (sb, rb, c, t, o, root, m))
 FENCED(Allreduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m), (sb, rb, c, t, o, m))
@@ -150,6 +152,54 @@ FENCED(Ireduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, int 
        (sb, rb, c, t, o, root, m, r))
 FENCED(Iallreduce, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Request *r),
        (sb, rb, c, t, o, m, r))
+FENCED(Igather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm m,
+                 MPI_Request *r), (sb, sc, st, rb, rc, rt, root, m, r))
+FENCED(Igatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[], MPI_Datatype rt,
+                  int root, MPI_Comm m, MPI_Request *r), (sb, sc, st, rb, rc, d, rt, root, m, r))
+FENCED(Iscatter, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm m,
+                  MPI_Request *r), (sb, sc, st, rb, rc, rt, root, m, r))
+FENCED(Iscatterv, (const void *sb, const int sc[], const int d[], MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                   int root, MPI_Comm m, MPI_Request *r), (sb, sc, d, st, rb, rc, rt, root, m, r))
+FENCED(Iallgatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[], MPI_Datatype rt,
+                     MPI_Comm m, MPI_Request *r), (sb, sc, st, rb, rc, d, rt, m, r))
+FENCED(Ialltoallv, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                    const int rd[], MPI_Datatype rt, MPI_Comm m, MPI_Request *r), (sb, sc, sd, st, rb, rc, rd, rt, m, r))
+FENCED(Ialltoallw, (const void *sb, const int sc[], const int sd[], const MPI_Datatype st[], void *rb, const int rc[],
+                    const int rd[], const MPI_Datatype rt[], MPI_Comm m, MPI_Request *r),
+       (sb, sc, sd, st, rb, rc, rd, rt, m, r))
+FENCED(Ireduce_scatter_block, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Request *r),
+       (sb, rb, c, t, o, m, r))
+FENCED(Ireduce_scatter, (const void *sb, void *rb, const int c[], MPI_Datatype t, MPI_Op o, MPI_Comm m,
+                         MPI_Request *r), (sb, rb, c, t, o, m, r))
+FENCED(Iscan, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Request *r),
+       (sb, rb, c, t, o, m, r))
+FENCED(Iexscan, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Request *r),
+       (sb, rb, c, t, o, m, r))
+
+/* Neighbourhood collectives (halo exchanges on a process topology) */
+FENCED(Neighbor_allgather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, m))
+FENCED(Neighbor_allgatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[],
+                             MPI_Datatype rt, MPI_Comm m), (sb, sc, st, rb, rc, d, rt, m))
+FENCED(Neighbor_alltoall, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m),
+       (sb, sc, st, rb, rc, rt, m))
+FENCED(Neighbor_alltoallv, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                            const int rd[], MPI_Datatype rt, MPI_Comm m), (sb, sc, sd, st, rb, rc, rd, rt, m))
+FENCED(Neighbor_alltoallw, (const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+                            const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm m),
+       (sb, sc, sd, st, rb, rc, rd, rt, m))
+FENCED(Ineighbor_allgather, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                             MPI_Request *r), (sb, sc, st, rb, rc, rt, m, r))
+FENCED(Ineighbor_allgatherv, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[],
+                              MPI_Datatype rt, MPI_Comm m, MPI_Request *r), (sb, sc, st, rb, rc, d, rt, m, r))
+FENCED(Ineighbor_alltoall, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                            MPI_Request *r), (sb, sc, st, rb, rc, rt, m, r))
+FENCED(Ineighbor_alltoallv, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
+                             const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm m, MPI_Request *r),
+       (sb, sc, sd, st, rb, rc, rd, rt, m, r))
+FENCED(Ineighbor_alltoallw, (const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+                             const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm m, MPI_Request *r),
+       (sb, sc, sd, st, rb, rc, rd, rt, m, r))
 
 /* Packing, one-sided, I/O, and the objects transfers hold */
 FENCED(Pack, (const void *ib, int ic, MPI_Datatype t, void *ob, int os, int *p, MPI_Comm m), (ib, ic, t, ob, os, p, m))
@@ -174,6 +224,22 @@ FENCED(Win_lock_all, (int a, MPI_Win w), (a, w))
 FENCED(Win_unlock_all, (MPI_Win w), (w))
 FENCED(Win_flush, (int r, MPI_Win w), (r, w))
 FENCED(Win_flush_all, (MPI_Win w), (w))
+FENCED(Win_flush_local, (int r, MPI_Win w), (r, w))
+FENCED(Win_flush_local_all, (MPI_Win w), (w))
+FENCED(Win_post, (MPI_Group g, int a, MPI_Win w), (g, a, w))
+FENCED(Win_start, (MPI_Group g, int a, MPI_Win w), (g, a, w))
+FENCED(Win_complete, (MPI_Win w), (w))
+FENCED(Win_wait, (MPI_Win w), (w))
+FENCED(Win_test, (MPI_Win w, int *f), (w, f))
+FENCED(Rput, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w,
+              MPI_Request *r), (ob, oc, ot, tr, td, tc, tt, w, r))
+FENCED(Rget, (void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w,
+              MPI_Request *r), (ob, oc, ot, tr, td, tc, tt, w, r))
+FENCED(Raccumulate, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o,
+                     MPI_Win w, MPI_Request *r), (ob, oc, ot, tr, td, tc, tt, o, w, r))
+FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int rc, MPI_Datatype rt, int tr,
+                         MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o, MPI_Win w, MPI_Request *r),
+       (ob, oc, ot, rb, rc, rt, tr, td, tc, tt, o, w, r))
 /* libmpix-pmpi.so's storage part defines MPI_Win_sync, completing guarded transfers too. */
 #ifndef MPIX_INTERPOSE_WITH_STORAGE
 FENCED(Win_sync, (MPI_Win w), (w))
@@ -189,5 +255,14 @@ FENCED(File_read_at_all, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype
        (f, o, b, c, t, st))
 FENCED(File_write_at_all, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Status *st),
        (f, o, b, c, t, st))
+FENCED(File_iread, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+FENCED(File_iwrite, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+FENCED(File_iread_at, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Request *r), (f, o, b, c, t, r))
+FENCED(File_iwrite_at, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Request *r),
+       (f, o, b, c, t, r))
+FENCED(File_read_shared, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_write_shared, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_read_ordered, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_write_ordered, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(Comm_free, (MPI_Comm *m), (m))
 FENCED(Finalize, (void), ())

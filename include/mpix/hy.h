@@ -82,7 +82,8 @@ int MPIX_Hy_comm_query(MPI_Comm hy_comm, MPI_Comm *node_comm, MPI_Comm *bridge_c
  * elements in rank order.
  * @param hy_comm  hybrid communicator
  * @param count    elements contributed by each process (0 allowed)
- * @param datatype any committed datatype
+ * @param datatype any committed datatype whose data lie within [0, extent) of each element
+ *                 (a negative displacement or elements that overlap are an argument error)
  * @param[out] result address of a `void *` receiving the node's result buffer
  * @param[out] win    the operation
  * @return MPI_SUCCESS or an error code raised on @p hy_comm.
@@ -106,7 +107,8 @@ int MPIX_Hy_allgather(const void *sendbuf, MPI_Win win);
  * @brief Set up a broadcast of @p count elements of @p datatype.
  * @param hy_comm hybrid communicator
  * @param count   elements
- * @param datatype any committed datatype
+ * @param datatype any committed datatype whose data lie within [0, extent) of each element
+ *                 (a negative displacement or elements that overlap are an argument error)
  * @param[out] buffer address of a `void *` receiving the node's shared buffer
  * @param[out] win    the operation
  * @return MPI_SUCCESS or an error code raised on @p hy_comm.

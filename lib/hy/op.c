@@ -70,6 +70,19 @@ int mpix_hy_op_describe(mpix_hy_op *op, mpix_hy_state *hy, int kind, int count, 
     if ((rc = PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner)) != MPI_SUCCESS)
         return rc;
     op->named = combiner == MPI_COMBINER_NAMED;
+    /* Node buffers hold count x extent bytes a process: a derived datatype whose data
+     * reach outside [0, extent) (a negative displacement, elements that overlap) would
+     * be written outside them. */
+    MPI_Aint true_lower_bound, true_extent;
+    if (op->named || count == 0)
+        return MPI_SUCCESS;
+    if ((rc = PMPI_Type_get_true_extent(datatype, &true_lower_bound, &true_extent)) != MPI_SUCCESS)
+        return rc;
+    if (op->extent <= 0 || true_lower_bound < 0 || true_lower_bound + true_extent > op->extent)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT,
+                          "the datatype's data lie at bytes %td to %td of an element whose extent is %td: hybrid "
+                          "collectives need them within [0, extent)",
+                          true_lower_bound, true_lower_bound + true_extent, op->extent);
     return MPI_SUCCESS;
 }
 

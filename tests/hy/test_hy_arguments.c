@@ -20,6 +20,7 @@ int main(int argc, char **argv)
     CHECK(MPIX_Hy_comm_create(MPI_COMM_WORLD, MPI_INFO_NULL, &hy_comm) == MPI_SUCCESS, "comm create");
     MPI_Comm_set_errhandler(hy_comm, MPI_ERRORS_RETURN);
 
+    void *slot_for_types = NULL;
     MPI_Datatype uncommitted;
     MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &uncommitted);
     EXPECT_ERROR(MPIX_Hy_allgather_create(hy_comm, 4, MPI_INT, NULL, &win), "allgather, NULL result");
@@ -29,6 +30,35 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MPIX_Hy_allgather_create(hy_comm, 4, uncommitted, &result, &win), "allgather, uncommitted type");
     EXPECT_ERROR(MPIX_Hy_allgather_create(MPI_COMM_WORLD, 4, MPI_INT, &result, &win),
                  "allgather, not a hybrid communicator");
+    /* Derived types whose data lie outside [0, extent) of each element: a double 8 bytes
+     * before the element's start, and doubles resized to overlap. Such data would land
+     * outside the node buffer of count x extent bytes; a lower bound moved away from
+     * data that stay inside is fine. */
+    MPI_Datatype before, negative, overlapping, moved_bound;
+    int one = 1;
+    MPI_Aint minus_eight = -8;
+    MPI_Datatype double_type = MPI_DOUBLE;
+    MPI_Type_create_struct(1, &one, &minus_eight, &double_type, &before);
+    MPI_Type_create_resized(before, -8, 16, &negative);
+    MPI_Type_create_resized(MPI_DOUBLE, 0, 4, &overlapping);
+    MPI_Type_create_resized(MPI_INT, -4, 8, &moved_bound);
+    MPI_Type_commit(&negative);
+    MPI_Type_commit(&overlapping);
+    MPI_Type_commit(&moved_bound);
+    int rc = MPIX_Hy_allgather_create(hy_comm, 1, negative, &result, &win);
+    CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "bytes -8 to 0 of an element whose extent is 16"),
+          "allgather, data before the element: '%s'", mpix_test_error_string(rc));
+    rc = MPIX_Hy_bcast_create(hy_comm, 3, overlapping, &result, &win);
+    CHECK(rc != MPI_SUCCESS && strstr(mpix_test_error_string(rc), "bytes 0 to 8 of an element whose extent is 4"),
+          "bcast, overlapping elements: '%s'", mpix_test_error_string(rc));
+    EXPECT_ERROR(MPIX_Hy_allreduce_create(hy_comm, 2, negative, MPI_SUM, &slot_for_types, &result, &win),
+                 "allreduce, data before the element");
+    CHECK(MPIX_Hy_bcast_create(hy_comm, 3, moved_bound, &result, &win) == MPI_SUCCESS, "bcast, lower bound -4");
+    MPIX_Hy_free(&win);
+    MPI_Type_free(&before);
+    MPI_Type_free(&negative);
+    MPI_Type_free(&overlapping);
+    MPI_Type_free(&moved_bound);
     EXPECT_ERROR(MPIX_Hy_bcast_create(hy_comm, 4, MPI_DATATYPE_NULL, &result, &win), "bcast, null type");
     EXPECT_ERROR(MPIX_Hy_bcast_create(hy_comm, -2, MPI_INT, &result, &win), "bcast, negative count");
     EXPECT_ERROR(MPIX_Hy_bcast_create(hy_comm, 4, MPI_INT, NULL, &win), "bcast, NULL buffer");

@@ -47,7 +47,7 @@ static int print_in_force(void)
     int malformed = 0;
     for (int id = 0; id < MPIX_HINT_COUNT; id++) {
         const mpix_hint_spec *spec = mpix_hint_spec_of((mpix_hint_id)id);
-        const char *env_value = spec->env ? getenv(spec->env) : NULL;
+        const char *env_value = mpix_hint_env(spec);
         mpix_hint_value value;
         char expected[256];
         mpix_hint_describe(spec, expected, sizeof expected);

@@ -171,6 +171,12 @@ static void clear_value(mpix_hint_value *value)
     value->origin[0] = '\0';
 }
 
+const char *mpix_hint_env(const mpix_hint_spec *spec)
+{
+    const char *value = spec->env ? getenv(spec->env) : NULL;
+    return value && value[0] ? value : NULL;
+}
+
 int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
 {
     const mpix_hint_spec *spec = mpix_hint_spec_of(id);
@@ -184,7 +190,7 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
         snprintf(value->origin, sizeof value->origin, "info");
     }
     if (!found && spec->env) {
-        const char *env_value = getenv(spec->env);
+        const char *env_value = mpix_hint_env(spec);
         if (env_value) {
             found = 1;
             snprintf(value->text, sizeof value->text, "%s", env_value);

@@ -99,6 +99,10 @@ typedef struct mpix_hint_value {
 
 const mpix_hint_spec *mpix_hint_spec_of(mpix_hint_id id);
 
+/* The value of @spec's environment variable, or NULL where it has none, is not set, or
+ * is set but empty (VARIABLE= prog: not set, as most runtimes read it). */
+const char *mpix_hint_env(const mpix_hint_spec *spec);
+
 /* Look up and parse one setting. MPI_SUCCESS (value->present tells whether it was set,
  * value->has_value whether a default filled it in) or an MPIX_ERRKIND_BAD_HINT code,
  * not yet raised. @info may be MPI_INFO_NULL; it is not read for settings that take no

@@ -88,6 +88,10 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "mpix_hy_split", "socket");
     CHECK(MPIX_Info_validate(info) == MPI_SUCCESS, "info value should override the environment");
     MPI_Info_free(&info);
+    /* Set but empty counts as not set (MPIX_HY_SPLIT= prog). */
+    setenv("MPIX_HY_SPLIT", "", 1);
+    rc = MPIX_Info_validate(MPI_INFO_NULL);
+    CHECK(rc == MPI_SUCCESS, "an empty MPIX_HY_SPLIT: '%s'", mpix_test_error_string(rc));
     unsetenv("MPIX_HY_SPLIT");
 
     /* The object's handler is called with the code it then returns. */

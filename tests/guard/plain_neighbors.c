@@ -14,6 +14,20 @@ enum { N = 1 << 17, EDGE = 64, ITERATIONS = 30 };
 
 static double value(int owner, int step, int i) { return owner * 1e6 + step * 1e3 + i * 1e-3; }
 
+/* Blocking, even ranks sending first: @received gets the left neighbour's @mine. */
+static void pass_right(const double *mine, double *received, int tag, int rank, MPI_Comm grid)
+{
+    int left, right;
+    MPI_Cart_shift(grid, 0, 1, &left, &right);
+    if (rank % 2 == 0) {
+        MPI_Send(mine, N, MPI_DOUBLE, right, tag, grid);
+        MPI_Recv(received, N, MPI_DOUBLE, left, tag, grid, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(received, N, MPI_DOUBLE, left, tag, grid, MPI_STATUS_IGNORE);
+        MPI_Send(mine, N, MPI_DOUBLE, right, tag, grid);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int ranks, rank, dims[1] = { 0 }, periods[1] = { 1 };
@@ -35,13 +49,7 @@ int main(int argc, char **argv)
     for (int step = 0; step < ITERATIONS; step++) {
         for (int i = 0; i < N; i++)
             mine[i] = value(rank, step, i);
-        if (rank % 2 == 0) {
-            MPI_Send(mine, N, MPI_DOUBLE, right, step, grid);
-            MPI_Recv(received, N, MPI_DOUBLE, left, step, grid, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(received, N, MPI_DOUBLE, left, step, grid, MPI_STATUS_IGNORE);
-            MPI_Send(mine, N, MPI_DOUBLE, right, step, grid);
-        }
+        pass_right(mine, received, step, rank, grid);
         /* The first EDGE values received go to both neighbours, three ways in turn; the
          * neighbour on each side then holds what its own left neighbour sent it. */
         int way = step % 3;
@@ -66,13 +74,7 @@ int main(int argc, char **argv)
             wrong += edges[EDGE + i] != value(right_left, step, i);
         }
         /* Another array, whose tail is gathered at rank 0 with a nonblocking call. */
-        if (rank % 2 == 0) {
-            MPI_Send(mine, N, MPI_DOUBLE, right, ITERATIONS + step, grid);
-            MPI_Recv(received, N, MPI_DOUBLE, left, ITERATIONS + step, grid, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(received, N, MPI_DOUBLE, left, ITERATIONS + step, grid, MPI_STATUS_IGNORE);
-            MPI_Send(mine, N, MPI_DOUBLE, right, ITERATIONS + step, grid);
-        }
+        pass_right(mine, received, ITERATIONS + step, rank, grid);
         int *counts = malloc(ranks * sizeof(int)), *displacements = malloc(ranks * sizeof(int));
         for (int r = 0; r < ranks; r++)
             counts[r] = EDGE, displacements[r] = r * EDGE;

@@ -268,7 +268,21 @@ MPIX_API int mpix_interpose_zcopy_testall(int count, MPI_Request requests[], int
     return rc;
 }
 
-/* Waitany, Testany, Waitsome, Testsome: @some: every complete one, else the first. */
+/* What MPI_Waitany and MPI_Testany give when no request is active: an empty status. */
+static void set_empty(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_SOURCE = MPI_ANY_SOURCE;
+    status->MPI_TAG = MPI_ANY_TAG;
+    status->MPI_ERROR = MPI_SUCCESS;
+    (void)PMPI_Status_set_elements(status, MPI_BYTE, 0);   /* a status of the caller's: cannot fail */
+    (void)PMPI_Status_set_cancelled(status, 0);
+}
+
+/* Waitany, Testany, Waitsome, Testsome: @some: every complete one, else the first.
+ * Null handles and inactive persistent requests are left alone; if every request is
+ * one, *@outcount is MPI_UNDEFINED at once (and, for Waitany/Testany, the status empty). */
 static int complete_some(int count, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[],
                          int wait, int some)
 {
@@ -277,8 +291,11 @@ static int complete_some(int count, MPI_Request requests[], int *outcount, int i
     for (int i = 0; i < count; i++)
         active += requests[i] != MPI_REQUEST_NULL;
     *outcount = active ? 0 : MPI_UNDEFINED;
-    if (!active)
+    if (!active) {
+        if (!some)
+            set_empty(statuses);
         return MPI_SUCCESS;
+    }
     if (!state)
         return some ? (wait ? PMPI_Waitsome : PMPI_Testsome)(count, requests, outcount, indices, statuses)
                     : wait ? PMPI_Waitany(count, requests, indices, statuses)
@@ -287,24 +304,32 @@ static int complete_some(int count, MPI_Request requests[], int *outcount, int i
     int rc = MPI_SUCCESS;
     for (unsigned long poll = 0;; poll++) {
         mpix_interposed_progress_locked(state, 1);
-        int first = -1, flag;
-        char *ready = calloc(count, 1);
-        if (!ready) {
-            rc = MPI_ERR_NO_MEM;
-            break;
-        }
-        for (int i = 0; i < count && rc == MPI_SUCCESS && (some || first < 0); i++)
-            if (requests[i] != MPI_REQUEST_NULL && (rc = check(state, requests[i], &flag)) == MPI_SUCCESS && flag) {
-                ready[i] = 1;
-                if (first < 0)
-                    first = i;
-            }
         int error_in_status = 0;
-        for (int i = 0; rc == MPI_SUCCESS && i < count; i++) {
-            if (!ready[i])
+        active = 0;
+        for (int i = 0; i < count && rc == MPI_SUCCESS && (some || *outcount == 0); i++) {
+            if (requests[i] == MPI_REQUEST_NULL)
                 continue;
             MPI_Status *status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[*outcount];
-            int one_rc = complete(state, &requests[i], status);
+            mpix_interposed_receive *receive = find_receive(state, requests[i]);
+            int one_rc, flag;
+            if (receive && !receive->active)
+                continue;   /* an inactive persistent request counts as a null handle */
+            if (receive || find_send(state, requests[i])) {
+                active++;
+                if ((rc = check(state, requests[i], &flag)) != MPI_SUCCESS || !flag)
+                    continue;
+                one_rc = complete(state, &requests[i], status);
+            } else {
+                /* MPI's own request: MPI_Testany tells an inactive persistent one (index
+                 * MPI_UNDEFINED) from one still running, and completes a finished one. */
+                int index;
+                one_rc = PMPI_Testany(1, &requests[i], &index, &flag, status);
+                if (one_rc == MPI_SUCCESS && index == MPI_UNDEFINED)
+                    continue;
+                active++;
+                if (one_rc == MPI_SUCCESS && !flag)
+                    continue;
+            }
             if (one_rc != MPI_SUCCESS && some && status != MPI_STATUS_IGNORE) {
                 status->MPI_ERROR = one_rc;
                 error_in_status = 1;
@@ -313,9 +338,14 @@ static int complete_some(int count, MPI_Request requests[], int *outcount, int i
             indices[*outcount] = i;
             (*outcount)++;
         }
-        free(ready);
         if (rc == MPI_SUCCESS && error_in_status)
             rc = MPI_ERR_IN_STATUS;
+        if (rc == MPI_SUCCESS && active == 0 && *outcount == 0) {
+            *outcount = MPI_UNDEFINED;   /* no active request: at once, as MPI */
+            if (!some)
+                set_empty(statuses);
+            break;
+        }
         if (rc != MPI_SUCCESS || *outcount > 0 || !wait)
             break;
         pause_unlocked(state, poll);

@@ -194,9 +194,25 @@ int main(int argc, char **argv)
         for (int c = depth; c < 2 * depth; c++)
             grid[r * width + c] = value(rank, step, r, c);
 
-    /* Persistent receive, started twice. */
+    /* Persistent receive, started twice. Before it starts, with a persistent send not
+     * started either and a null handle, nothing is active: MPI_Waitany, MPI_Testany and
+     * MPI_Waitsome return at once with MPI_UNDEFINED (and an empty status). */
     MPI_Request persistent;
     MPI_Recv_init(packed, halo_doubles, MPI_DOUBLE, left, 10, MPI_COMM_WORLD, &persistent);
+    MPI_Request idle[3] = { persistent, MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    MPI_Send_init(&grid[to_right], 1, halo, right, 10, MPI_COMM_WORLD, &idle[2]);
+    int idle_index = 0, idle_flag = 0, idle_count = 0, idle_indices[3];
+    status.MPI_SOURCE = status.MPI_TAG = 12345;
+    MPI_Waitany(3, idle, &idle_index, &status);
+    CHECK(idle_index == MPI_UNDEFINED && status.MPI_SOURCE == MPI_ANY_SOURCE && status.MPI_TAG == MPI_ANY_TAG,
+          "waitany over inactive requests: index %d, source %d, tag %d", idle_index, status.MPI_SOURCE,
+          status.MPI_TAG);
+    MPI_Testany(3, idle, &idle_index, &idle_flag, MPI_STATUS_IGNORE);
+    CHECK(idle_index == MPI_UNDEFINED && idle_flag, "testany over inactive requests: index %d, flag %d", idle_index,
+          idle_flag);
+    MPI_Waitsome(3, idle, &idle_count, idle_indices, MPI_STATUSES_IGNORE);
+    CHECK(idle_count == MPI_UNDEFINED, "waitsome over inactive requests: %d", idle_count);
+    MPI_Request_free(&idle[2]);
     for (int round = 0; round < 2; round++) {
         memset(packed, 0, sizeof(double) * halo_doubles);
         MPI_Start(&persistent);

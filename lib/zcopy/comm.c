@@ -144,12 +144,13 @@ int mpix_zcopy_world_rank(mpix_zcopy_comm *zc, int rank)
             world_ranks = none;
         }
     }
-    return world_ranks ? world_ranks[rank] : MPI_UNDEFINED;
+    /* A rank out of range (a program's bad argument, which MPI then reports) has none. */
+    return world_ranks && rank >= 0 && rank < zc->peers ? world_ranks[rank] : MPI_UNDEFINED;
 }
 
 int mpix_zcopy_peer_attachable(mpix_zcopy_comm *zc, int rank)
 {
-    int world = rank >= 0 && rank < zc->peers ? mpix_zcopy_world_rank(zc, rank) : MPI_UNDEFINED;
+    int world = mpix_zcopy_world_rank(zc, rank);
     return world != MPI_UNDEFINED && zc->process->access[world] == MPIX_ZCOPY_ACCESS_OK;
 }
 

@@ -18,6 +18,7 @@
  * MPI binding is loaded), and only between processes that both enabled it. */
 #include "interposed.h"
 #include "common/api.h"
+#include "common/arguments.h"
 #include "common/empty_request.h"
 #include "common/error.h"
 #include "common/progress.h"
@@ -416,6 +417,16 @@ static void count_send(mpix_zcopy_interposed *state, const mpix_zcopy_send *send
     }
 }
 
+/* A zero-copy message shows MPI only its header, so MPI's own check that a derived
+ * datatype is committed comes first (raised by MPI, as from MPI_Send). MPI checks a
+ * predefined or null datatype as it sends. */
+static int check_derived(MPI_Datatype datatype, MPI_Comm comm)
+{
+    if (datatype == MPI_DATATYPE_NULL || mpix_type_is_named(datatype))
+        return MPI_SUCCESS;
+    return mpix_check_datatype(datatype, comm);
+}
+
 MPIX_API int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                                        MPI_Comm comm)
 {
@@ -423,6 +434,9 @@ MPIX_API int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype 
     mpix_zcopy_interposed *state = mpix_interposed_state(&process);
     if (!state || dest == MPI_PROC_NULL || count <= 0)
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    int checked_rc = check_derived(datatype, comm);
+    if (checked_rc != MPI_SUCCESS)
+        return checked_rc;   /* raised by MPI */
     mpix_zcopy_staged_reap(process, 0);
     mpix_zcopy_send send;
     int done = 0, rc = mpix_zcopy_send_start_interposed(&send, buf, count, datatype, dest, tag, comm, 1);
@@ -458,6 +472,9 @@ MPIX_API int mpix_interpose_zcopy_isend(const void *buf, int count, MPI_Datatype
     mpix_zcopy_interposed *state = mpix_interposed_state(&process);
     if (!state || dest == MPI_PROC_NULL || count <= 0)
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
+    int checked_rc = check_derived(datatype, comm);
+    if (checked_rc != MPI_SUCCESS)
+        return checked_rc;   /* raised by MPI */
     mpix_zcopy_staged_reap(process, 0);
     mpix_interposed_send *entry = calloc(1, sizeof *entry);
     if (!entry)

@@ -302,8 +302,8 @@ struct mpix_zcopy_comm {
 
 int mpix_zcopy_comm_get(MPI_Comm comm, mpix_zcopy_comm **state);
 /* The MPI_COMM_WORLD rank of peer @rank of @zc's communicator; MPI_UNDEFINED for a
- * process of another world (or where the translation failed), which then always gets
- * the MPI path. The table is made by the first call that needs it (a zero-copy
+ * process of another world, a rank out of range (or where the translation failed),
+ * which then always gets the MPI path. The table is made by the first call that needs it (a zero-copy
  * candidate, a header's sender), not with the state: messages of up to 16 KiB through
  * MPI never ask. */
 int mpix_zcopy_world_rank(mpix_zcopy_comm *zc, int rank);

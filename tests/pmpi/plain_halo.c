@@ -294,6 +294,28 @@ int main(int argc, char **argv)
     CHECK(open_left == MPI_PROC_NULL ? small == rank && status.MPI_SOURCE == MPI_PROC_NULL : small == left,
           "sendrecv_replace on the open ring: %d, source %d", small, status.MPI_SOURCE);
 
+    /* Wrong arguments give MPI's own error classes, and the program goes on: an
+     * uncommitted vector, a rank out of range, a negative tag (errors returned). */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype uncommitted;
+    MPI_Type_vector(rows, depth, width, MPI_DOUBLE, &uncommitted);
+    int error_class = MPI_SUCCESS, code;
+    MPI_Request unused;
+    code = MPI_Send(&grid[to_right], 1, uncommitted, right, 15, MPI_COMM_WORLD);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_TYPE, "send of an uncommitted type: class %d", error_class);
+    code = MPI_Isend(&grid[to_right], 1, uncommitted, right, 15, MPI_COMM_WORLD, &unused);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_TYPE, "isend of an uncommitted type: class %d", error_class);
+    code = MPI_Send(&grid[to_right], 1, halo, size + 7, 15, MPI_COMM_WORLD);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_RANK, "send to rank %d: class %d", size + 7, error_class);
+    code = MPI_Send(&grid[to_right], 1, halo, right, -3, MPI_COMM_WORLD);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_TAG, "send with tag -3: class %d", error_class);
+    MPI_Type_free(&uncommitted);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
     MPI_Type_free(&halo);
     int all_failures = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

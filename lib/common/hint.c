@@ -189,7 +189,7 @@ int mpix_hint_get(MPI_Info info, mpix_hint_id id, mpix_hint_value *value)
             return rc;
         snprintf(value->origin, sizeof value->origin, "info");
     }
-    if (!found && spec->env) {
+    if (!found) {
         const char *env_value = mpix_hint_env(spec);
         if (env_value) {
             found = 1;

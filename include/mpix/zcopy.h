@@ -116,9 +116,9 @@ extern "C" {
  * @param tag      0 .. MPI_TAG_UB
  * @param comm     intra- or intercommunicator
  * @return MPI_SUCCESS or an error code raised on @p comm, once: an undecodable datatype
- *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner), a negative count or bad rank
- *         ::MPIX_ERRKIND_ARGUMENT naming the value; what MPI_Send itself rejects (an
- *         uncommitted datatype, a bad tag) MPI's error. With MPICH, a message of up to
+ *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner); what MPI_Send itself rejects
+ *         (a negative count, a bad rank, tag or communicator, an uncommitted datatype)
+ *         MPI's error, raised by MPI. With MPICH, a message of up to
  *         16 KiB is MPI_Send's own call, and its error MPI_Send's; with Open MPI, an
  *         error MPI finds in a message of up to 2 KiB is MPI_Send's too.
  * @par Complexity with MPICH, a message of up to 16 KiB: MPI_Send's, plus the datatype's
@@ -269,7 +269,7 @@ int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, in
  * @param comm     the communicator of the sender's zcopy call
  * @param status   MPI_STATUS_IGNORE or the status to fill: source, tag, the data's count
  * @return MPI_SUCCESS or an error code raised on @p comm, once: a tag, communicator or
- *         rank MPI_Probe would reject (the rank named, as ::MPIX_ERRKIND_ARGUMENT),
+ *         rank MPI_Probe would reject (MPI's error, raised by MPI),
  *         MPI_ERR_NO_MEM for a message no buffer could be found for.
  * @par Complexity MPI_Probe's; for a message with a header, one MPI_Mprobe and MPI_Mrecv
  *      of the message as MPI (its header and inline data) into a buffer of its length.

@@ -16,14 +16,16 @@ static inline int mpix_peer_known(int peer, int peers, int direction)
            (direction == MPIX_RECEIVING && peer == MPI_ANY_SOURCE);
 }
 
-/* MPI_SUCCESS, or the error MPI gives for these arguments (a count, datatype, tag or
- * communicator MPI rejects; an uncommitted datatype), or an MPIX_ERRKIND_ARGUMENT code
- * naming @call and the rank out of range. @direction is MPIX_SENDING (peer: a rank or
- * MPI_PROC_NULL) or MPIX_RECEIVING (also MPI_ANY_SOURCE, MPI_ANY_TAG). The datatype and
- * communicator are checked by MPI itself, with a call to MPI_PROC_NULL that moves no
- * data, which raises its error on @comm; the others are raised here, on @comm (on
- * MPI_COMM_WORLD for MPI_COMM_NULL). Every error returned has been raised, once: the
- * caller returns it as it is, or a handler of the program's runs twice. */
+/* MPI_SUCCESS, or the error MPI gives for these arguments, raised by MPI itself with
+ * MPI's class (a null communicator, a negative count, a null or uncommitted datatype, a
+ * bad tag, a rank out of range): calls that move no data, one to MPI_PROC_NULL with the
+ * arguments and, for a rank out of range, one MPI refuses for that rank (a zero-byte
+ * send, or a probe). Where the MPI does not check its arguments, an MPIX_ERRKIND_ARGUMENT
+ * code naming @call and the value, raised here on @comm (MPI_COMM_WORLD for
+ * MPI_COMM_NULL). @direction is MPIX_SENDING (peer: a rank or MPI_PROC_NULL) or
+ * MPIX_RECEIVING (also MPI_ANY_SOURCE, MPI_ANY_TAG). Every error returned has been
+ * raised, once: the caller returns it as it is, or a handler of the program's runs
+ * twice. */
 int mpix_check_transfer(const char *call, const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
                         MPI_Comm comm, int direction);
 

@@ -518,6 +518,18 @@ MPIX_API int mpix_interpose_zcopy_isend(const void *buf, int count, MPI_Datatype
 
 int mpix_interpose_zcopy_wait(MPI_Request *request, MPI_Status *status);
 
+/* MPI_Sendrecv does nothing when an argument of either half is wrong; its halves here
+ * run one after the other, so both are judged first (by MPI, with its classes). */
+static int check_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm)
+{
+    int rc = mpix_check_transfer("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, MPIX_SENDING);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_check_transfer("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm,
+                                 MPIX_RECEIVING);
+    return rc;   /* raised */
+}
+
 MPIX_API int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                            int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                            int source, int recvtag, MPI_Comm comm, MPI_Status *status)
@@ -525,6 +537,10 @@ MPIX_API int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, M
     if (!mpix_interposed_state(NULL))
         return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, status);
+    int rc = check_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                            recvtag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (source == MPI_PROC_NULL) {
         /* MPI_Recv's empty status (source MPI_PROC_NULL, tag MPI_ANY_TAG): MPICH 4.0's
          * MPI_Irecv from MPI_PROC_NULL completes with source 0 and tag 0. */
@@ -533,7 +549,7 @@ MPIX_API int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, M
         return send_rc != MPI_SUCCESS ? send_rc : rc;
     }
     MPI_Request receive;
-    int rc = mpix_interpose_zcopy_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &receive);
+    rc = mpix_interpose_zcopy_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &receive);
     if (rc != MPI_SUCCESS)
         return rc;
     int send_rc = mpix_interpose_zcopy_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
@@ -547,8 +563,11 @@ MPIX_API int mpix_interpose_zcopy_sendrecv_replace(void *buf, int count, MPI_Dat
 {
     if (!mpix_interposed_state(NULL))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    int rc = check_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
     int packed_bytes = 0, position = 0;
-    int rc = PMPI_Pack_size(count, datatype, comm, &packed_bytes);
+    rc = PMPI_Pack_size(count, datatype, comm, &packed_bytes);
     char *packed = rc == MPI_SUCCESS ? malloc(packed_bytes > 0 ? packed_bytes : 1) : NULL;
     if (rc == MPI_SUCCESS && !packed)
         rc = MPI_ERR_NO_MEM;

@@ -100,6 +100,16 @@ static inline MPI_Comm mpix_test_counting_comm(void)
             printf("%s: %s\n", what, mpix_test_error_string(expect_rc_));                                    \
     } while (0)
 
+/* A call MPI would reject gives MPI's own error class for it, as MPI's call would. */
+#define EXPECT_CLASS(call, error_class, what)                                                                \
+    do {                                                                                                     \
+        int class_rc_ = (call), class_ = MPI_SUCCESS;                                                        \
+        if (class_rc_ != MPI_SUCCESS)                                                                        \
+            MPI_Error_class(class_rc_, &class_);                                                             \
+        CHECK(class_ == (error_class), "%s: %s gave class %d (%s), want %s", what, #call, class_,            \
+              class_rc_ == MPI_SUCCESS ? "success" : mpix_test_error_string(class_rc_), #error_class);       \
+    } while (0)
+
 /* A performance variable of mpix (MPIX_Pvar_read); aborts the job if it is unknown. */
 static inline long long mpix_test_pvar(const char *name, MPI_Comm comm)
 {

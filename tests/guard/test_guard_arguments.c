@@ -13,26 +13,26 @@ int main(int argc, char **argv)
     MPI_Datatype uncommitted;
     MPI_Type_vector(4, 2, 4, MPI_INT, &uncommitted);
 
-    EXPECT_ERROR(MPIX_Send_guarded(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD), "send, uncommitted type");
-    EXPECT_ERROR(MPIX_Send_guarded(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), "send, null type");
-    EXPECT_ERROR(MPIX_Send_guarded(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), "send, negative count");
-    EXPECT_ERROR(MPIX_Send_guarded(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD), "send, rank out of range");
-    EXPECT_ERROR(MPIX_Send_guarded(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), "send, negative tag");
-    EXPECT_ERROR(MPIX_Send_guarded(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL), "send, null communicator");
-    EXPECT_ERROR(MPIX_Recv_guarded(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    EXPECT_CLASS(MPIX_Send_guarded(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send, uncommitted type");
+    EXPECT_CLASS(MPIX_Send_guarded(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send, null type");
+    EXPECT_CLASS(MPIX_Send_guarded(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "send, negative count");
+    EXPECT_CLASS(MPIX_Send_guarded(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "send, rank out of range");
+    EXPECT_CLASS(MPIX_Send_guarded(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), MPI_ERR_TAG, "send, negative tag");
+    EXPECT_CLASS(MPIX_Send_guarded(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, "send, null communicator");
+    EXPECT_CLASS(MPIX_Recv_guarded(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
                  "recv, uncommitted type");
-    EXPECT_ERROR(MPIX_Recv_guarded(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    EXPECT_CLASS(MPIX_Recv_guarded(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
                  "recv, null type");
-    EXPECT_ERROR(MPIX_Recv_guarded(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "recv, negative count");
-    EXPECT_ERROR(MPIX_Recv_guarded(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    EXPECT_CLASS(MPIX_Recv_guarded(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_COUNT,
+                 "recv, negative count");
+    EXPECT_CLASS(MPIX_Recv_guarded(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK,
                  "recv, rank out of range");
-    EXPECT_ERROR(MPIX_Recv_guarded(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), "recv, null communicator");
-    EXPECT_ERROR(MPIX_Sendrecv_guarded(data, 1, uncommitted, 0, 0, back, 1, MPI_INT, 0, 0, MPI_COMM_WORLD,
-                                       MPI_STATUS_IGNORE),
-                 "sendrecv, uncommitted send type");
-    EXPECT_ERROR(MPIX_Sendrecv_guarded(data, 1, MPI_INT, 0, 0, back, 1, MPI_INT, size, 0, MPI_COMM_WORLD,
-                                       MPI_STATUS_IGNORE),
-                 "sendrecv, source out of range");
+    EXPECT_CLASS(MPIX_Recv_guarded(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), MPI_ERR_COMM,
+                 "recv, null communicator");
+    EXPECT_CLASS(MPIX_Sendrecv_guarded(data, 1, uncommitted, 0, 0, back, 1, MPI_INT, 0, 0, MPI_COMM_WORLD,
+                                       MPI_STATUS_IGNORE), MPI_ERR_TYPE, "sendrecv, uncommitted send type");
+    EXPECT_CLASS(MPIX_Sendrecv_guarded(data, 1, MPI_INT, 0, 0, back, 1, MPI_INT, size, 0, MPI_COMM_WORLD,
+                                       MPI_STATUS_IGNORE), MPI_ERR_RANK, "sendrecv, source out of range");
     MPI_Comm counting = mpix_test_counting_comm();
     EXPECT_RAISED_ONCE(MPIX_Send_guarded(data, 1, uncommitted, 0, 0, counting), "once: send, uncommitted type");
     EXPECT_RAISED_ONCE(MPIX_Send_guarded(data, 1, MPI_INT, size, 0, counting), "once: send, rank out of range");

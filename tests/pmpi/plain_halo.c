@@ -10,9 +10,11 @@
  * fragmented data while a message not yet received waits in the sender's queue, and
  * small plain messages (one exactly as long as a zero-copy header, with bytes that look
  * like one), and the ring cut open (MPI_PROC_NULL at both ends, as a non-periodic grid
- * has). Every received value is checked; exit code 0 only if all
- * were right. Run under LD_PRELOAD=libmpix-pmpi.so with MPIX_PMPI=zcopy it must give the
- * same answers (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened).
+ * has), and calls with wrong arguments, which must give MPI's own error classes and move
+ * nothing. Every received value is checked; exit code 0 only if all were right. Run
+ * under LD_PRELOAD=libmpix-pmpi.so with MPIX_PMPI=zcopy it must give the same answers
+ * (tests/pmpi/preload_zcopy.sh checks that, and that zero-copy happened), and under
+ * libmpix-guard.so too (tests/guard/preload_check.sh).
  * The halo is DEPTH columns deep: one column is too fragmented for zero-copy (MPI's
  * datatype engine wins), 512 columns are 4 KiB blocks.
  * It is C and C++ alike (plain_halo_cxx.cpp builds it as C++).
@@ -313,6 +315,45 @@ int main(int argc, char **argv)
     code = MPI_Send(&grid[to_right], 1, halo, right, -3, MPI_COMM_WORLD);
     MPI_Error_class(code, &error_class);
     CHECK(error_class == MPI_ERR_TAG, "send with tag -3: class %d", error_class);
+    code = MPI_Send(&grid[to_right], -2, halo, right, 15, MPI_COMM_WORLD);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_COUNT, "send of count -2: class %d", error_class);
+    code = MPI_Recv(&grid[from_left], 1, halo, -5, 15, MPI_COMM_WORLD, &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_RANK, "receive from rank -5: class %d", error_class);
+    code = MPI_Recv(&grid[from_left], -1, halo, left, 15, MPI_COMM_WORLD, &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_COUNT, "receive of count -1: class %d", error_class);
+    code = MPI_Send(&grid[to_right], 1, halo, right, 15, MPI_COMM_NULL);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_COMM, "send on MPI_COMM_NULL: class %d", error_class);
+    /* MPI_Sendrecv with one half wrong does nothing at all: no receive is left posted
+     * to wait for a message the other half never sent, none is sent (every rank makes
+     * the same mistake, so a message sent would be received by the next exchange). */
+    code = MPI_Sendrecv(&grid[to_right], 1, halo, size + 2, 16, &grid[from_left], 1, halo, left, 16,
+                        MPI_COMM_WORLD, &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_RANK, "sendrecv to rank %d: class %d", size + 2, error_class);
+    code = MPI_Sendrecv(&grid[to_right], 1, halo, right, 16, &grid[from_left], 1, halo, size + 2, 16,
+                        MPI_COMM_WORLD, &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_RANK, "sendrecv from rank %d: class %d", size + 2, error_class);
+    code = MPI_Sendrecv(&grid[to_right], 1, halo, right, -4, &grid[from_left], 1, halo, left, 16, MPI_COMM_WORLD,
+                        &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_TAG, "sendrecv with send tag -4: class %d", error_class);
+    code = MPI_Sendrecv_replace(&grid[to_right], 1, halo, right, 16, size + 2, 16, MPI_COMM_WORLD, &status);
+    MPI_Error_class(code, &error_class);
+    CHECK(error_class == MPI_ERR_RANK, "sendrecv_replace from rank %d: class %d", size + 2, error_class);
+    /* Tag 16 then carries new values: had a wrong call above sent anything, this
+     * receives its old ones instead. */
+    step = iterations + 1;
+    for (int r = 0; r < rows; r++)
+        for (int c = depth; c < depth + columns; c++)
+            grid[r * width + c] = value(rank, step, r, c);
+    clear_ghosts(grid, columns);
+    MPI_Sendrecv(&grid[to_right], 1, halo, right, 16, &grid[from_left], 1, halo, left, 16, MPI_COMM_WORLD, &status);
+    check_ghost(grid, from_left, left, to_right, "sendrecv after the wrong ones");
     MPI_Type_free(&uncommitted);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 

@@ -17,21 +17,24 @@ int main(int argc, char **argv)
     MPI_Type_commit(&freed);
     MPI_Type_free(&freed);
 
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD), "send, uncommitted type");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), "send, null type");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, freed, 0, 0, MPI_COMM_WORLD), "send, freed type");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), "send, negative count");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD), "send, rank out of range");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, -5, 0, MPI_COMM_WORLD), "send, negative rank");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), "send, negative tag");
-    EXPECT_ERROR(MPIX_Send_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL), "send, null communicator");
-    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send, uncommitted type");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send, null type");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, freed, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "send, freed type");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "send, negative count");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "send, rank out of range");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, MPI_INT, -5, 0, MPI_COMM_WORLD), MPI_ERR_RANK, "send, negative rank");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD), MPI_ERR_TAG, "send, negative tag");
+    EXPECT_CLASS(MPIX_Send_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM, "send, null communicator");
+    EXPECT_CLASS(MPIX_Recv_zcopy(data, 1, uncommitted, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
                  "recv, uncommitted type");
-    EXPECT_ERROR(MPIX_Recv_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "recv, negative count");
-    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+    EXPECT_CLASS(MPIX_Recv_zcopy(data, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_COUNT,
+                 "recv, negative count");
+    EXPECT_CLASS(MPIX_Recv_zcopy(data, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_RANK,
                  "recv, rank out of range");
-    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "recv, negative tag");
-    EXPECT_ERROR(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), "recv, null communicator");
+    EXPECT_CLASS(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TAG,
+                 "recv, negative tag");
+    EXPECT_CLASS(MPIX_Recv_zcopy(data, 1, MPI_INT, 0, 0, MPI_COMM_NULL, MPI_STATUS_IGNORE), MPI_ERR_COMM,
+                 "recv, null communicator");
     EXPECT_ERROR(MPIX_Type_free_comm(NULL, MPI_COMM_WORLD), "type free, NULL");
     EXPECT_ERROR(MPIX_Type_commit_comm(NULL, MPI_COMM_WORLD), "type commit, NULL");
     MPI_Datatype null_type = MPI_DATATYPE_NULL;

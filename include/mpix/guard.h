@@ -48,8 +48,12 @@
  *
  * @par System calls
  * The kernel does not raise SIGSEGV for a protected buffer handed to a system call: it
- * fails with EFAULT. Call MPIX_Guard_complete on a buffer before giving it to read(2),
- * write(2), munmap(2) or similar while a guarded transfer on it may be unfinished.
+ * fails with EFAULT. libmpix therefore defines the C library's calls that hand a buffer
+ * to the kernel (read, write, their p- and v- forms, fread, fwrite, send, recv and their
+ * -to, -from and -msg forms, and _FORTIFY_SOURCE's checked forms), which finish the
+ * transfers that need the buffer's bytes first. Call MPIX_Guard_complete on a buffer
+ * before giving it to any other system call (munmap(2), ioctl(2), a raw syscall(2))
+ * while a guarded transfer on it may be unfinished.
  *
  * @par Memory given back
  * A buffer may be freed as soon as a guarded call returns, as after the blocking call:
@@ -159,8 +163,8 @@ int MPIX_Sendrecv_guarded(const void *sendbuf, int sendcount, MPI_Datatype sendt
  * @brief Finish every guarded transfer whose pages touch [@p buf, @p buf + @p len), copy
  *        received data in and give the pages back.
  *
- * Use it before handing such memory to a system call or to an MPI call that mpix does not
- * interpose.
+ * Use it before handing such memory to a system call libmpix does not wrap (see System
+ * calls above) or to an MPI call that mpix does not interpose.
  * @param buf start of the memory
  * @param len bytes, >= 0 (0 completes nothing)
  * @return MPI_SUCCESS, an error a completed transfer reported (see MPIX_Send_guarded; not

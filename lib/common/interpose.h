@@ -28,8 +28,8 @@ __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info
                                                                         MPI_Info *merged);
 
 /* guard: before @bytes of memory at @memory go back to the allocator (free and realloc
- * on the program's thread), finish the guarded transfers that still need any of them
- * (lib/guard/release.c). */
+ * on the program's thread: lib/guard/release.c) or to the kernel (read, write, ...:
+ * lib/guard/system_calls.c), finish the guarded transfers that still need any of them. */
 __attribute__((visibility("default"))) void mpix_interpose_guard_release(const void *memory, size_t bytes);
 /* Whether guard has transfers in flight in this process (a load and a test). */
 __attribute__((visibility("default"))) int mpix_interpose_guard_busy(void);

@@ -10,9 +10,9 @@
 ! - MPIX_Send_guarded (32 KB, copied) and MPIX_Recv_guarded with a status (source, tag
 !   and count final on return) and into every other element (a vector type: the
 !   elements between keep their values);
-! - a receive handed to the kernel: write(2) of its array to a file fails (EFAULT: its
-!   pages are protected, which shows the transfer guarded) until MPIX_Guard_complete,
-!   then writes every byte;
+! - received arrays handed to the kernel at once, by write(2) and by a WRITE statement:
+!   every byte is taken, with the values received (libmpix's write finishes the
+!   transfer first);
 ! - arrays of 1 MiB deallocated as soon as the calls return, one of them unread;
 ! - a destination out of range is an error returned, and MPIX_Guard_complete_all ends
 !   with none.
@@ -52,7 +52,7 @@ program guard_fortran
     left = modulo(rank - 1, size)
     right = modulo(rank + 1, size)
 
-    call kernel_sees_protection()
+    call kernel_takes_received()
     call ring(large)
     call ring(small)
     call send_and_receive()
@@ -70,18 +70,21 @@ contains
         value = owner * 1.0d6 + it * 1.0d3 + i
     end function
 
-    ! A guarded receive's pages are protected: the kernel refuses them (write(2) to a
-    ! file reads the array) until MPIX_Guard_complete, then takes every byte.
-    subroutine kernel_sees_protection()
+    ! A received array handed to the kernel at once: write(2) of it, then a Fortran
+    ! WRITE statement (the runtime's own write(2)), take every byte, the values received
+    ! (libmpix finishes the guarded receive first: its pages were protected, which the
+    ! kernel refuses with EFAULT instead of faulting).
+    subroutine kernel_takes_received()
         integer, parameter :: n = 3000   ! several pages
-        real(8), allocatable :: sent(:), received(:)
-        character(len=64) :: path
+        real(8), allocatable :: sent(:), received(:), back(:)
+        character(len=64) :: path, statement_path
         integer(c_int) :: fd, closed
         integer :: i, unit
-        allocate (sent(n), received(n))
+        allocate (sent(n), received(n), back(n))
         sent = [(value(rank, 0, i), i = 1, n)]
         received = 0
         write (path, '(a, i0)') '/tmp/mpix-test-fortran-guard-', getpid()
+        write (statement_path, '(a, i0)') '/tmp/mpix-test-fortran-guard-statement-', getpid()
         open (newunit=unit, file=trim(path), status='replace')
         close (unit)
         ! Opened before the receive: the path's temporary could share a protected page.
@@ -89,15 +92,24 @@ contains
         call check(fd >= 0, 'open of '//trim(path))
         call MPIX_Send_guarded(sent, n, MPI_DOUBLE_PRECISION, right, 9, MPI_COMM_WORLD IERR)
         call MPIX_Recv_guarded(received, n, MPI_DOUBLE_PRECISION, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE IERR)
-        call check(c_write(fd, received, int(8 * n, c_size_t)) < 8 * n, &
-                   'write(2) of a guarded receive''s array: it took every byte, so no page was protected')
-        call MPIX_Guard_complete(received, 8_MPI_ADDRESS_KIND * n IERR)
-        call check(c_write(fd, received, int(8 * n, c_size_t)) == 8 * n, 'write(2) after MPIX_Guard_complete')
+        call check(c_write(fd, received, int(8 * n, c_size_t)) == 8 * n, 'write(2) of a guarded receive''s array')
         closed = c_close(fd)
-        call check(all(received == [(value(left, 0, i), i = 1, n)]), 'data after MPIX_Guard_complete')
-        open (newunit=unit, file=trim(path), status='old')
+        open (newunit=unit, file=trim(statement_path), access='stream', form='unformatted', status='replace')
+        sent = [(value(rank, 1, i), i = 1, n)]
+        call MPIX_Send_guarded(sent, n, MPI_DOUBLE_PRECISION, right, 10, MPI_COMM_WORLD IERR)
+        call MPIX_Recv_guarded(received, n, MPI_DOUBLE_PRECISION, left, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE IERR)
+        write (unit) received
+        close (unit)
+        call check(all(received == [(value(left, 1, i), i = 1, n)]), 'data of the second receive')
+        open (newunit=unit, file=trim(path), access='stream', form='unformatted', status='old')
+        read (unit) back
         close (unit, status='delete')
-        deallocate (sent, received)
+        call check(all(back == [(value(left, 0, i), i = 1, n)]), 'what write(2) took')
+        open (newunit=unit, file=trim(statement_path), access='stream', form='unformatted', status='old')
+        read (unit) back
+        close (unit, status='delete')
+        call check(all(back == [(value(left, 1, i), i = 1, n)]), 'what the WRITE statement took')
+        deallocate (sent, received, back)
     end subroutine
 
     ! Sendrecv around the ring; the send array is rewritten at once.

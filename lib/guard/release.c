@@ -19,24 +19,13 @@
  * Built into libmpix (programs that call the guarded functions link it ahead of the C
  * library) and into libmpix-guard.so and libmpix-pmpi.so, which LD_PRELOAD puts ahead of
  * it where libmpix, their dependency, would come after. */
-#include "common/interpose.h"
+#include "libc_wrapper.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Whether guard has transfers in flight: libmpix asks its state at once; a preloaded
- * library (MPIX_INTERPOSE_DEFAULT) asks libmpix. */
-#if defined(MPIX_INTERPOSE_DEFAULT)
-#define GUARD_BUSY() mpix_interpose_guard_busy()
-#else
-#include "guard.h"
-#define GUARD_BUSY() mpix_guard_busy()
-#endif
-
-#define EXPORTED __attribute__((visibility("default")))
 
 typedef void free_function(void *);
 typedef void *realloc_function(void *, size_t);

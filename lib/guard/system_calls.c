@@ -17,7 +17,7 @@
  * inline forms, no stdio macros in place of the functions defined here. */
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
-#include "common/interpose.h"
+#include "libc_wrapper.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -30,15 +30,6 @@
 
 #undef fread_unlocked
 #undef fwrite_unlocked
-
-#if defined(MPIX_INTERPOSE_DEFAULT)
-#define GUARD_BUSY() mpix_interpose_guard_busy()
-#else
-#include "guard.h"
-#define GUARD_BUSY() mpix_guard_busy()
-#endif
-
-#define EXPORTED __attribute__((visibility("default")))
 
 /* The buffer goes by its address: its bytes are the kernel's to read or write, not
  * these functions' (the compiler takes read's buffer as written only). */

@@ -16,11 +16,18 @@ static int storage_on(void) { return mpix_interpose_modules("storage") & MPIX_IN
 
 typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 
+/* Arguments MPI itself rejects go to MPI, which rejects them with its own classes
+ * (MPI_ERR_SIZE, MPI_ERR_DISP, MPI_ERR_COMM, MPI_ERR_ARG), as without mpix. */
+static int mpi_rejects(MPI_Aint size, int disp_unit, MPI_Comm comm)
+{
+    return size < 0 || disp_unit <= 0 || comm == MPI_COMM_NULL;
+}
+
 /* @mpix_call with the default hints added to @info, or MPI's @mpi_call when storage is off. */
 static int allocate(window_allocation *mpix_call, window_allocation *mpi_call, MPI_Aint size, int disp_unit,
                     MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (!storage_on())
+    if (!storage_on() || mpi_rejects(size, disp_unit, comm))
         return mpi_call(size, disp_unit, info, comm, baseptr, win);
     MPI_Info merged;
     int rc = mpix_interpose_default_hints(info, comm, &merged);
@@ -42,15 +49,37 @@ EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, 
     return allocate(MPIX_Win_allocate_shared, PMPI_Win_allocate_shared, size, disp_unit, info, comm, baseptr, win);
 }
 
+/* Whether @rank is out of @win's group (MPI_PROC_NULL is in). MPI_WIN_NULL is left to
+ * MPIX_Win_shared_query, which reports it. */
+static int rank_outside(MPI_Win win, int rank)
+{
+    MPI_Group group;
+    int ranks = 0;
+    if (rank == MPI_PROC_NULL || win == MPI_WIN_NULL || PMPI_Win_get_group(win, &group) != MPI_SUCCESS)
+        return 0;
+    int rc = PMPI_Group_size(group, &ranks);
+    (void)PMPI_Group_free(&group);   /* the size is all that was asked */
+    return rc == MPI_SUCCESS && (rank < 0 || rank >= ranks);
+}
+
 EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    return storage_on() ? MPIX_Win_shared_query(win, rank, size, disp_unit, baseptr)
-                        : PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    if (!storage_on())
+        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    /* MPI's class for a rank out of range, as MPI_Win_shared_query gives it: the MPI
+     * window under a storage window is not of the shared flavour, so MPI itself would
+     * answer with another class. */
+    if (rank_outside(win, rank)) {
+        (void)PMPI_Win_call_errhandler(win, MPI_ERR_RANK);   /* the code is the answer */
+        return MPI_ERR_RANK;
+    }
+    return MPIX_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
 
 EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return storage_on() ? MPIX_Alloc_mem(size, info, baseptr) : PMPI_Alloc_mem(size, info, baseptr);
+    /* A negative size: MPI's own error, as for the windows. */
+    return storage_on() && size >= 0 ? MPIX_Alloc_mem(size, info, baseptr) : PMPI_Alloc_mem(size, info, baseptr);
 }
 
 EXPORT int MPI_Free_mem(void *base) { return storage_on() ? MPIX_Free_mem(base) : PMPI_Free_mem(base); }

@@ -7,7 +7,7 @@
  * at byte offsets that are not page multiples, as those programs place them: two
  * MPI_Alloc_mem of a few ints back to back in one file per rank, and one window whose
  * ranks each take their own four ints of one common file. After the run each rank reads
- * its files back.
+ * its files back. Last, wrong arguments to those calls must give MPI's own error classes.
  *
  * Usage: plain_storage MODE DIR EXPECT
  *   MODE hints:       the hints in the info arguments (files DIR/win-RANK, DIR/dyn-RANK)
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { COUNT = 1 << 16 };   /* 256 KiB of ints */
 
@@ -143,6 +144,57 @@ static void small_neighbours(const char *dir, int rank, int ranks, int hinted, i
         check_ints(common_path, (long)rank * part, part, rank, left, expect_file);
 }
 
+static void expect_class(int code, int want, const char *what)
+{
+    int error_class = MPI_SUCCESS;
+    if (code != MPI_SUCCESS)
+        MPI_Error_class(code, &error_class);
+    EXPECT(error_class == want, "%s: class %d, want %d", what, error_class, want);
+}
+
+/* Wrong arguments to the storage calls get MPI's own error classes, with the storage
+ * hints as without them; no file is made for a window MPI refuses. */
+static void wrong_arguments(const char *dir, int rank, int hinted, int all_hinted)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/refused-%d", dir, rank);
+    MPI_Info info = hinted ? storage_info(path, 0) : MPI_INFO_NULL;
+    int *base = NULL;
+    MPI_Win win;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    expect_class(MPI_Win_allocate(-8, sizeof(int), info, MPI_COMM_WORLD, &base, &win), MPI_ERR_SIZE,
+                 "MPI_Win_allocate of -8 bytes");
+    expect_class(MPI_Win_allocate(64, 0, info, MPI_COMM_WORLD, &base, &win), MPI_ERR_DISP,
+                 "MPI_Win_allocate with disp_unit 0");
+    expect_class(MPI_Win_allocate_shared(-8, sizeof(int), info, MPI_COMM_WORLD, &base, &win), MPI_ERR_SIZE,
+                 "MPI_Win_allocate_shared of -8 bytes");
+    expect_class(MPI_Win_allocate(64, sizeof(int), info, MPI_COMM_NULL, &base, &win), MPI_ERR_COMM,
+                 "MPI_Win_allocate on MPI_COMM_NULL");
+    expect_class(MPI_Alloc_mem(-8, info, &base), MPI_ERR_ARG, "MPI_Alloc_mem of -8 bytes");
+    EXPECT(access(path, F_OK) != 0, "%s exists after calls MPI refused", path);
+    /* A shared window: one file for the node, where every rank has the hints. */
+    char shared_path[512];
+    snprintf(shared_path, sizeof shared_path, "%s/refused-shared", dir);
+    MPI_Info shared_info = all_hinted ? storage_info(shared_path, 0) : MPI_INFO_NULL;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    EXPECT(MPI_Win_allocate_shared(64, sizeof(int), shared_info, node, &base, &win) == MPI_SUCCESS,
+           "MPI_Win_allocate_shared");
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Aint bytes;
+    int unit;
+    expect_class(MPI_Win_shared_query(win, 99, &bytes, &unit, &base), MPI_ERR_RANK, "MPI_Win_shared_query of rank 99");
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+    if (shared_info != MPI_INFO_NULL)
+        MPI_Info_free(&shared_info);
+    if (rank == 0)
+        unlink(shared_path);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     int rank, ranks;
@@ -192,6 +244,7 @@ int main(int argc, char **argv)
         check_ints(dynamic_path, 0, COUNT, rank, left, expect_file);
         small_neighbours(dir, rank, ranks, hinted, strcmp(argv[3], "files") == 0 && hinted);
     }
+    wrong_arguments(dir, rank, hinted, use_hints && !odd_only);
 
     int all_failures = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -11,6 +11,10 @@
  * error classes (see ::MPIX_Error_kind); MPI_Error_string() on that code names what went
  * wrong and the offending value, for example
  * `mpix: invalid value 'banana' for hint 'storage_alloc_factor' (info): expected a number in [0, 1] or auto`.
+ * A call that stands in for an MPI call with the same arguments (MPIX_Send_guarded,
+ * MPIX_Recv_zcopy, MPIX_Probe_zcopy, ...) leaves to MPI what MPI's call would reject: a
+ * null communicator, a negative count, a null or uncommitted datatype, a bad tag or
+ * rank give MPI's own error class and message, raised by MPI.
  *
  * mpix keeps a small pool of error codes per class and rewrites their strings, so the
  * text of a code stays valid until 32 further errors of the same class have occurred in

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "empty_request.h"
+#include "status.h"
 
 #include <stddef.h>
 
 static int query_empty(void *extra_state, MPI_Status *status)
 {
     (void)extra_state;
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
     status->MPI_ERROR = MPI_SUCCESS;
-    int rc = PMPI_Status_set_cancelled(status, 0);
-    return rc == MPI_SUCCESS ? PMPI_Status_set_elements_x(status, MPI_BYTE, 0) : rc;
+    return mpix_status_nothing(status, MPI_UNDEFINED, MPI_UNDEFINED);
 }
 
 static int free_empty(void *extra_state)

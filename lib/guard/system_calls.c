@@ -32,14 +32,21 @@
 #undef fwrite_unlocked
 
 /* The buffer goes by its address: its bytes are the kernel's to read or write, not
- * these functions' (the compiler takes read's buffer as written only). */
-static void finish_bytes(uintptr_t address, size_t bytes)
+ * these functions' (the compiler takes read's buffer as written only). Asked only while
+ * guard has transfers in flight. */
+static void finish_range(uintptr_t address, size_t bytes)
 {
-    if (!address || !bytes || !GUARD_BUSY())
+    if (!address || !bytes)
         return;
     /* A length past the end of the address space (the kernel refuses it) stops there. */
     size_t room = UINTPTR_MAX - address;
     mpix_interpose_guard_release((const void *)address, bytes < room ? bytes : room);
+}
+
+static void finish_bytes(uintptr_t address, size_t bytes)
+{
+    if (GUARD_BUSY())
+        finish_range(address, bytes);
 }
 
 /* stdio's items of @size bytes: their product, or all the address space past @buffer. */
@@ -54,7 +61,7 @@ static void finish_vector(const struct iovec *vector, int count)
     if (!vector || !GUARD_BUSY())
         return;
     for (int i = 0; i < count; i++)
-        finish_bytes((uintptr_t)vector[i].iov_base, vector[i].iov_len);
+        finish_range((uintptr_t)vector[i].iov_base, vector[i].iov_len);
 }
 
 static void finish_message(const struct msghdr *message)

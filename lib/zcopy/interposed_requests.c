@@ -10,6 +10,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/relax.h"
+#include "common/status.h"
 
 #include <stdlib.h>
 
@@ -273,11 +274,8 @@ static void set_empty(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    status->MPI_SOURCE = MPI_ANY_SOURCE;
-    status->MPI_TAG = MPI_ANY_TAG;
     status->MPI_ERROR = MPI_SUCCESS;
-    (void)PMPI_Status_set_elements(status, MPI_BYTE, 0);   /* a status of the caller's: cannot fail */
-    (void)PMPI_Status_set_cancelled(status, 0);
+    (void)mpix_status_nothing(status, MPI_ANY_SOURCE, MPI_ANY_TAG);   /* a status of the caller's: cannot fail */
 }
 
 /* Waitany, Testany, Waitsome, Testsome: @some: every complete one, else the first.

@@ -13,6 +13,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/progress.h"
+#include "common/status.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,13 +176,13 @@ int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int b
         if (!flag)
             return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: flag is NULL", call));
         *flag = 1;
-        MPI_Status empty = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
         if (source == MPI_PROC_NULL) { /* as MPI_Probe: at once, empty */
             if (taken)
                 *message = MPI_MESSAGE_NO_PROC;
-            rc = PMPI_Status_set_elements_x(&empty, MPI_BYTE, 0);
-            if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
-                *status = empty;
+            if (status != MPI_STATUS_IGNORE) {
+                status->MPI_ERROR = MPI_SUCCESS;
+                rc = mpix_status_nothing(status, MPI_PROC_NULL, MPI_ANY_TAG);
+            }
             return mpix_raise_comm(comm, rc);
         }
         if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/progress.h"
 #include "common/relax.h"
+#include "common/status.h"
 #include "common/verbose.h"
 
 #include <errno.h>
@@ -579,14 +580,8 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
     if (check_rc != MPI_SUCCESS)
         return check_rc;
     if (source == MPI_PROC_NULL) {
-        if (status != MPI_STATUS_IGNORE) {
-            status->MPI_SOURCE = MPI_PROC_NULL;
-            status->MPI_TAG = MPI_ANY_TAG;
-            int rc = PMPI_Status_set_cancelled(status, 0);
-            if (rc == MPI_SUCCESS)
-                rc = PMPI_Status_set_elements_x(status, MPI_BYTE, 0);
-            return mpix_raise_comm(comm, rc);
-        }
+        if (status != MPI_STATUS_IGNORE)
+            return mpix_raise_comm(comm, mpix_status_nothing(status, MPI_PROC_NULL, MPI_ANY_TAG));
         return MPI_SUCCESS;
     }
     int rc = receive_checked(buf, count, datatype, source, tag, comm, status, &raised);

@@ -26,7 +26,9 @@
  * shared buffer directly (and passes MPI_IN_PLACE) may do so once every process of its
  * node has returned from the previous call on the same window. The result is readable
  * by every process of the node from the return of the call until it enters the next
- * call on that window. Results are identical on all processes.
+ * call on that window. Results are identical on all processes. A slot filled by a
+ * guarded receive (mpix/guard.h) is fine: each call finishes the caller's guarded
+ * transfers before the node may read its slot.
  *
  * @par Fortran
  * The module mpix_hy (`use mpix_hy`, installed beside this header's folder) declares

@@ -9,7 +9,10 @@
  * reads the data. A post releases every store the leader made before it; a wait acquires
  * them (C11 release/acquire on a counter in shared memory; on a window of the separate
  * memory model, MPI_Win_sync as well). The n-th wait of a process returns after the
- * leader's n-th post, so posts are never lost, even when the leader runs ahead.
+ * leader's n-th post, so posts are never lost, even when the leader runs ahead. Each
+ * call first finishes the caller's guarded transfers (mpix/guard.h), as the blocking
+ * calls had: a guarded receive into the shared memory lands before the others may read
+ * it, and no send a peer waits for is left behind while this process waits.
  *
  * A waiting process polls a bounded number of times (yielding the CPU after the first
  * few), then sleeps on a futex until the post: correct and fast when ranks outnumber

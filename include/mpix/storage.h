@@ -156,6 +156,8 @@ int MPIX_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 /**
  * @brief MPI_Free_mem for memory from MPIX_Alloc_mem; storage is flushed (unless
  *        `storage_alloc_discard`), unmapped and unlinked if asked.
+ *
+ * Guarded transfers (mpix/guard.h) still in flight are finished first, on any memory.
  * @param base what MPIX_Alloc_mem returned
  * @return MPI_SUCCESS or an error code, raised on MPI_COMM_WORLD.
  */
@@ -188,7 +190,8 @@ int MPIX_Win_detach(MPI_Win win, const void *base);
  * as one record, made durable with one fdatasync: after a crash at any instant the next
  * allocation on the file finds the state of the last completed call, never a mix of two.
  * Written back in place (`in_place`), the changed pages are written into the file and
- * synced (msync MS_SYNC).
+ * synced (msync MS_SYNC). Guarded transfers (mpix/guard.h) still in flight are finished
+ * first, so the file gets what the blocking calls had written.
  * @param win any window
  * @return MPI_SUCCESS or an MPIX_ERRKIND_STORAGE_IO error naming the file, raised on @p win.
  * @par Complexity proportional to the pages changed since the last sync, not to the
@@ -206,7 +209,8 @@ int MPIX_Win_sync(MPI_Win win);
  *        (with `storage_alloc_unlink`) remove the files.
  *
  * Collective. Free storage windows with this call: it tears the mapping down only after
- * MPI_Win_free has returned, when no peer can still reach the memory.
+ * MPI_Win_free has returned, when no peer can still reach the memory. Guarded transfers
+ * (mpix/guard.h) still in flight are finished first, on any window.
  * @param[in,out] win the window; MPI_WIN_NULL on return
  * @return MPI_SUCCESS or an error code, raised on the window before it is freed or on
  *         MPI_COMM_WORLD after.
@@ -243,7 +247,8 @@ int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used);
  * target's segment through its own mapping of it. For a target whose segment the caller
  * does not map (other windows, other nodes) it completes RMA (MPI_Win_flush) and
  * returns MPIX_ERRKIND_UNSUPPORTED: durability then needs MPIX_Win_sync on the target.
- * On a memory window it is MPI_Win_flush.
+ * On a memory window it is MPI_Win_flush. Guarded transfers (mpix/guard.h) still in
+ * flight are finished first, as by MPIX_Win_sync.
  * @param rank target rank in the window's group
  * @param win  the window
  * @return MPI_SUCCESS or an error code, raised on @p win.

@@ -240,9 +240,12 @@ FENCED(Raccumulate, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint t
 FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int rc, MPI_Datatype rt, int tr,
                          MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o, MPI_Win w, MPI_Request *r),
        (ob, oc, ot, rb, rc, rt, tr, td, tc, tt, o, w, r))
-/* libmpix-pmpi.so's storage part defines MPI_Win_sync, completing guarded transfers too. */
+/* Memory that goes, or that other processes and files see: libmpix-pmpi.so's storage
+ * part defines these, completing guarded transfers too. */
 #ifndef MPIX_INTERPOSE_WITH_STORAGE
 FENCED(Win_sync, (MPI_Win w), (w))
+FENCED(Win_free, (MPI_Win *w), (w))
+FENCED(Free_mem, (void *b), (b))
 #endif
 FENCED(File_read, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(File_write, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))

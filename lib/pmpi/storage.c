@@ -82,7 +82,23 @@ EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return storage_on() && size >= 0 ? MPIX_Alloc_mem(size, info, baseptr) : PMPI_Alloc_mem(size, info, baseptr);
 }
 
-EXPORT int MPI_Free_mem(void *base) { return storage_on() ? MPIX_Free_mem(base) : PMPI_Free_mem(base); }
+
+/* MPI_Free_mem, MPI_Win_sync and MPI_Win_free are also the guard part's (guard/preload.c
+ * leaves them to this file): memory that goes, or that other processes and the file are
+ * about to see, must first hold what guarded transfers owe it. The MPIX_ calls see to
+ * that themselves; MPI's own are fenced as guard's other calls are. */
+#define FENCED_UNLESS_STORAGE(name, params, args)                                   \
+    EXPORT int MPI_##name params                                                    \
+    {                                                                               \
+        if (storage_on())                                                           \
+            return MPIX_##name args;                                                \
+        int deferred_ = MPIX_Guard_complete_all(), code_ = PMPI_##name args;        \
+        return code_ != MPI_SUCCESS ? code_ : deferred_;                            \
+    }
+
+FENCED_UNLESS_STORAGE(Free_mem, (void *base), (base))
+FENCED_UNLESS_STORAGE(Win_sync, (MPI_Win win), (win))
+FENCED_UNLESS_STORAGE(Win_free, (MPI_Win *win), (win))
 
 EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
@@ -94,15 +110,7 @@ EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
     return storage_on() ? MPIX_Win_detach(win, base) : PMPI_Win_detach(win, base);
 }
 
-/* Also the guard part's: a window's memory may share pages with guarded transfers. */
-EXPORT int MPI_Win_sync(MPI_Win win)
-{
-    int deferred = MPIX_Guard_complete_all();   /* as every fenced call (guard/preload.c) */
-    int rc = storage_on() ? MPIX_Win_sync(win) : PMPI_Win_sync(win);
-    return rc != MPI_SUCCESS ? rc : deferred;
-}
 
-EXPORT int MPI_Win_free(MPI_Win *win) { return storage_on() ? MPIX_Win_free(win) : PMPI_Win_free(win); }
 
 EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {

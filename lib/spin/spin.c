@@ -138,16 +138,31 @@ static int sync_copies(const mpix_spin_state *state)
     return state->separate_model ? mpix_raise_win(state->win, PMPI_Win_sync(state->win)) : MPI_SUCCESS;
 }
 
+/* Every step begins here. A guarded transfer (guard) of this process still in flight
+ * is finished first, as the blocking call had finished it: a guarded receive still owes
+ * stores to its buffer, which may be this shared memory, where page protection in this
+ * process stops no other process from reading it; an in-place guarded send still reads
+ * its buffer, which another process may write once this step lets it; and a step that
+ * waits does so outside MPI, where a send that needs this process's progress (MPICH's
+ * rendezvous) would never finish, nor the peer's receive that waits for it. A load and a
+ * test when guard has nothing in flight. An earlier guarded transfer's failure, given to
+ * its own handler already, is returned as the fenced MPI calls return it. */
+static int begin_step(const mpix_spin_state *state)
+{
+    int deferred = MPIX_Guard_complete_all(), rc = sync_copies(state);
+    return rc != MPI_SUCCESS ? rc : deferred;
+}
+
 int mpix_spin_signal(mpix_spin_state *state)
 {
-    int rc = sync_copies(state);
+    int rc = begin_step(state);
     signal_posts(state);
     return rc;
 }
 
 int mpix_spin_wait(mpix_spin_state *state)
 {
-    int rc = sync_copies(state);
+    int rc = begin_step(state);
     wait_for(&state->block->posts, &state->block->post_sleepers, state->waits_done + 1, state->polls);
     state->waits_done++;
     int synced = sync_copies(state);
@@ -156,7 +171,7 @@ int mpix_spin_wait(mpix_spin_state *state)
 
 int mpix_spin_arrive(mpix_spin_state *state)
 {
-    int rc = sync_copies(state);
+    int rc = begin_step(state);
     arrive(state);
     return rc;
 }
@@ -169,7 +184,7 @@ int mpix_spin_arrive_and_wait(mpix_spin_state *state)
 
 int mpix_spin_collect(mpix_spin_state *state)
 {
-    int rc = sync_copies(state);
+    int rc = begin_step(state);
     wait_for_arrivals(state, arrive(state));
     int synced = sync_copies(state);
     return rc != MPI_SUCCESS ? rc : synced;
@@ -181,7 +196,7 @@ int mpix_spin_collect(mpix_spin_state *state)
 int mpix_spin_barrier(mpix_spin_state *state)
 {
     mpix_spin_block *block = state->block;
-    int rc = sync_copies(state);
+    int rc = begin_step(state);
     uint32_t released = atomic_load_explicit(&block->released, memory_order_acquire);
     int index = state->rank, width = state->size, level_start = state->size;
     for (;;) {

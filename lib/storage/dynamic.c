@@ -105,14 +105,20 @@ MPIX_API int MPIX_Free_mem(void *base)
     allocation_list *list;
     int index, rc;
 
+    /* The memory goes (a storage allocation's written back first): guarded transfers
+     * on it finish first, as the blocking calls had. */
+    int deferred = MPIX_Guard_complete_all();
     if (mpix_self_state(&allocations_slot, (void **)&list) != MPI_SUCCESS ||
-        (index = find_allocation(list, base, 0)) < 0 || list->regions[index]->segment_base[0] != base)
-        return PMPI_Free_mem(base);
+        (index = find_allocation(list, base, 0)) < 0 || list->regions[index]->segment_base[0] != base) {
+        rc = PMPI_Free_mem(base);
+        return rc != MPI_SUCCESS ? rc : deferred;
+    }
     mpix_storage_region *region = list->regions[index];
     list->regions[index] = list->regions[--list->count];
     rc = mpix_storage_region_destroy(region, 1);
     free(region);
-    return mpix_raise(rc);
+    rc = mpix_raise(rc);
+    return rc != MPI_SUCCESS ? rc : deferred;
 }
 
 MPIX_API int MPIX_Win_attach(MPI_Win win, void *base, MPI_Aint size)

@@ -268,15 +268,21 @@ MPIX_API int MPIX_Win_free(MPI_Win *win)
 
     if (!win)
         return mpix_raise(mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Win_free: win is NULL"));
-    if (!state)
-        return PMPI_Win_free(win);
+    /* The window's memory goes (and a storage window's is written back): a guarded
+     * receive into it, or a send from it, finishes first, as the blocking call had. */
+    int deferred = MPIX_Guard_complete_all();
+    if (!state) {
+        rc = PMPI_Win_free(win);
+        return rc != MPI_SUCCESS ? rc : deferred;
+    }
     state->freeing = 1;
     rc = PMPI_Win_free(win);
     if (rc != MPI_SUCCESS) {
         state->freeing = 0;
         return rc;
     }
-    return mpix_raise(destroy_state(state, 1));
+    rc = mpix_raise(destroy_state(state, 1));
+    return rc != MPI_SUCCESS ? rc : deferred;
 }
 
 /* MPI_Win_sync for a storage window, inside or outside a passive-target epoch. MPICH
@@ -310,17 +316,23 @@ static int sync_window_copies(MPI_Win win)
 MPIX_API int MPIX_Win_sync(MPI_Win win)
 {
     mpix_storage_window *state = mpix_storage_window_of(win);
-    int rc;
+    /* What a guarded receive still owes the window is written before it is made visible
+     * and durable (page protection in this process hides nothing from the file or from
+     * other processes). */
+    int deferred = MPIX_Guard_complete_all(), rc;
 
-    if (!state)
-        return PMPI_Win_sync(win);
+    if (!state) {
+        rc = PMPI_Win_sync(win);
+        return rc != MPI_SUCCESS ? rc : deferred;
+    }
     rc = sync_window_copies(win);
     if (rc != MPI_SUCCESS)
         return mpix_raise_win(win, rc);
     rc = mpix_storage_region_sync(&state->region);
     for (int i = 0; i < state->attached_count && rc == MPI_SUCCESS; i++)
         rc = mpix_storage_region_sync(state->attached[i].region);
-    return mpix_raise_win(win, rc);
+    rc = mpix_raise_win(win, rc);
+    return rc != MPI_SUCCESS ? rc : deferred;
 }
 
 MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
@@ -342,9 +354,10 @@ MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
         return mpix_raise_win(win, mpix_error(MPIX_ERRKIND_ARGUMENT,
                                               "MPIX_Win_flush_storage: rank %d is out of range (the window has %d)",
                                               rank, ranks));
+    int deferred = MPIX_Guard_complete_all();   /* as MPIX_Win_sync */
     rc = PMPI_Win_flush(rank, win);
     if (rc != MPI_SUCCESS || !(state = mpix_storage_window_of(win)) || rank == MPI_PROC_NULL)
-        return rc;
+        return rc != MPI_SUCCESS ? rc : deferred;
     if (state->shared && rank >= 0 && rank < state->region.segment_count)
         rc = mpix_segment_sync(&state->region.segments[rank], state->region.segment_at[rank], NULL);
     else if (!state->shared && state->region.segment_count == 1 && rank == state->rank)
@@ -354,5 +367,6 @@ MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
                         "MPIX_Win_flush_storage: rank %d's storage is not mapped by this process (not a shared "
                         "storage window on this node); RMA is complete, durability needs MPIX_Win_sync on rank %d",
                         rank, rank);
-    return mpix_raise_win(win, rc);
+    rc = mpix_raise_win(win, rc);
+    return rc != MPI_SUCCESS ? rc : deferred;
 }

@@ -147,7 +147,8 @@ int MPIX_Info_validate(MPI_Info info);
  *   `chains_completed_at_last_call`, `hidden_reads`, `retired`, `foreign_faults` (faults
  *   another thread of the process took on a guarded page), `neighbour_steps` (touches of
  *   other data on a guarded page from inside the allocator, let through one instruction
- *   at a time). Before the first
+ *   at a time), `exposed` (transfers on memory other processes reach, a window's,
+ *   finished before their call returned). Before the first
  *   guarded call they read 0.
  *
  * Counters only grow; take differences around the code of interest.

@@ -46,6 +46,16 @@
  * the program: every other communication call completes the guarded transfers first.
  * MPI_Finalize completes everything (mpix hangs its state on MPI_COMM_SELF).
  *
+ * @par Memory other processes reach
+ * Page protection holds back only this process. A guarded transfer on a window's memory
+ * (windows from MPIX_Win_allocate and MPIX_Win_allocate_shared, and, where guard
+ * interposes, MPI_Win_create, MPI_Win_allocate, MPI_Win_allocate_shared and
+ * MPI_Win_attach) is finished before its call returns; the spin calls, the hybrid
+ * collectives, MPIX_Win_sync, MPIX_Win_flush_storage, MPIX_Win_free and MPIX_Free_mem
+ * finish the caller's guarded transfers first. With windows made by plain MPI calls,
+ * call MPIX_Guard_complete before telling another process that it may read or write
+ * what a guarded transfer is on.
+ *
  * @par System calls
  * The kernel does not raise SIGSEGV for a protected buffer handed to a system call: it
  * fails with EFAULT. libmpix therefore defines the C library's calls that hand a buffer

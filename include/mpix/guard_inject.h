@@ -40,6 +40,33 @@ static MPIX_INLINE_ int mpix_guard_fenced_(int code)
     return code != MPI_SUCCESS ? code : deferred;
 }
 
+/* Windows: the memory they expose is recorded after the call (libmpix), so that guarded
+ * transfers on it finish in their call; the MPI call's own code first. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+int mpix_interpose_window_created(int rc, MPI_Win win);
+int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base, MPI_Aint size);
+int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);
+#ifdef __cplusplus
+}
+#endif
+/* The window is read once the call has made it (a function's body runs after its
+ * arguments are evaluated, in whatever order). */
+static MPIX_INLINE_ int mpix_guard_window_(int code, MPI_Win *win)
+{
+    return code == MPI_SUCCESS ? mpix_interpose_window_created(code, *win) : code;
+}
+#define MPI_Win_create(base, size, disp_unit, info, comm, win) \
+    mpix_guard_window_(MPI_Win_create(base, size, disp_unit, info, comm, win), win)
+#define MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win) \
+    mpix_guard_window_(MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win), win)
+#define MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win) \
+    mpix_guard_window_(MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win), win)
+#define MPI_Win_attach(win, base, size) \
+    mpix_interpose_window_attached(MPI_Win_attach(win, base, size), win, base, size)
+#define MPI_Win_detach(win, base) mpix_interpose_window_detached(MPI_Win_detach(win, base), win, base)
+
 #define MPI_Send(...) MPIX_Send_guarded(__VA_ARGS__)
 #define MPI_Recv(...) MPIX_Recv_guarded(__VA_ARGS__)
 #define MPI_Sendrecv(...) MPIX_Sendrecv_guarded(__VA_ARGS__)

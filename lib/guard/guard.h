@@ -49,6 +49,7 @@ typedef struct mpix_guard_stats {
     unsigned long hidden_reads;        /* send copies read through /proc/self/mem */
     unsigned long receives_polled;     /* finished while polled, never protected */
     unsigned long neighbour_steps;     /* accesses to other data on a guarded page, let through one instruction */
+    unsigned long exposed;             /* transfers on memory other processes reach, finished in their call */
     unsigned long retired;
 } mpix_guard_stats;
 

@@ -240,6 +240,37 @@ FENCED(Raccumulate, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint t
 FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int rc, MPI_Datatype rt, int tr,
                          MPI_Aint td, int tc, MPI_Datatype tt, MPI_Op o, MPI_Win w, MPI_Request *r),
        (ob, oc, ot, rb, rc, rt, tr, td, tc, tt, o, w, r))
+/* Windows: the memory they expose is recorded, so that guarded transfers on it finish in
+ * their call (guard/exposed.h): other processes reach it without this process touching
+ * it. libmpix-pmpi.so's storage part defines the calls under the #ifndef, recording too. */
+EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    return guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+}
+#ifndef MPIX_INTERPOSE_WITH_STORAGE
+EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    return guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+}
+EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                   MPI_Win *win)
+{
+    int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    return guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+}
+EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    int rc = PMPI_Win_attach(win, base, size);
+    return guard_on() ? mpix_interpose_window_attached(rc, win, base, size) : rc;
+}
+EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    return mpix_interpose_window_detached(PMPI_Win_detach(win, base), win, base);
+}
+#endif
+
 /* Memory that goes, or that other processes and files see: libmpix-pmpi.so's storage
  * part defines these, completing guarded transfers too. */
 #ifndef MPIX_INTERPOSE_WITH_STORAGE

@@ -19,6 +19,7 @@ static const mpix_pvar_counter counters[] = {
     { "hidden_reads", offsetof(mpix_guard_stats, hidden_reads) },
     { "retired", offsetof(mpix_guard_stats, retired) },
     { "neighbour_steps", offsetof(mpix_guard_stats, neighbour_steps) },
+    { "exposed", offsetof(mpix_guard_stats, exposed) },
 };
 
 int mpix_guard_pvar_read(const char *name, MPI_Count *value)

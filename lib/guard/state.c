@@ -175,10 +175,11 @@ static void state_destroy(void *value)
         mpix_verbose_print("guard", "%lu sends copied, %lu sends in place, %lu receives, %lu chains, "
                            "%lu completed at their learned last call, %lu mprotect calls, %lu faults, "
                            "%lu faults inside MPI, %lu conflict waits, %lu copies through /proc/self/mem, "
-                           "%lu receives done while polled, %lu neighbour accesses stepped over",
+                           "%lu receives done while polled, %lu neighbour accesses stepped over, "
+                           "%lu on memory other processes reach finished in their call",
                            s->sends_copied, s->sends_in_place, s->receives, s->chains,
                            s->chains_completed_at_last_call, s->mprotect_calls, s->faults, s->faults_in_mpi,
-                           s->conflict_waits, s->hidden_reads, s->receives_polled, s->neighbour_steps);
+                           s->conflict_waits, s->hidden_reads, s->receives_polled, s->neighbour_steps, s->exposed);
     }
     if (state->active)
         mpix_guard_remove_handler(state);

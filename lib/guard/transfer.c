@@ -4,6 +4,7 @@
  * given back. Every wait here is for a transfer an earlier call started, which the
  * blocking program had already finished by now, so none can deadlock where it did not. */
 #include "guard.h"
+#include "exposed.h"
 #include "common/datatype.h"
 #include "common/error.h"
 
@@ -338,12 +339,16 @@ int mpix_guard_start_send(mpix_guard_state *state, const void *buf, int count, M
             mpix_guard_record_free(state, t);
             return rc;
         }
-        if (!protect)
+        /* Memory other processes reach (exposed.h) may be written by them as soon as
+         * the program tells them: such a send is finished before the call returns. */
+        int exposed = mpix_guard_exposed(t->byte_lo, t->byte_hi);
+        if (!protect || exposed)
             t->page_lo = t->page_hi = 0;
         append(state, t);
         /* Unprotected pages cannot guard the program's next write: then the send is
          * finished before the call returns, as the blocking call would. */
-        t->must_complete |= mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
+        t->must_complete |= exposed || mpix_guard_protect(state, t->page_lo, t->page_hi, 0) != 0;
+        state->stats.exposed += exposed;
         state->stats.sends_in_place++;
         return MPI_SUCCESS;
     }
@@ -437,6 +442,14 @@ int mpix_guard_start_recv(mpix_guard_state *state, void *buf, int count, MPI_Dat
         return rc;
     }
     state->stats.receives++;
+    /* Memory other processes reach (exposed.h) may be read by them as soon as the
+     * program tells them: such a receive is finished before the call returns. */
+    int exposed = mpix_guard_exposed(t->byte_lo, t->byte_hi);
+    if (exposed) {
+        protect = 0;
+        t->must_complete = 1;
+        state->stats.exposed++;
+    }
     if (protect && poll_until_done(state, t)) {
         /* The data is here already: unpack it now and leave the pages alone. */
         protect = 0;

@@ -13,6 +13,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static int storage_on(void) { return mpix_interpose_modules("storage") & MPIX_INTERPOSE_STORAGE; }
+/* guard's part of libmpix-pmpi.so (guard/preload.c) leaves the window calls to this file:
+ * the memory a window exposes is recorded for it (guard/exposed.h). */
+static int guard_on(void) { return mpix_interpose_modules("storage") & MPIX_INTERPOSE_GUARD; }
 
 typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 
@@ -27,15 +30,18 @@ static int mpi_rejects(MPI_Aint size, int disp_unit, MPI_Comm comm)
 static int allocate(window_allocation *mpix_call, window_allocation *mpi_call, MPI_Aint size, int disp_unit,
                     MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    if (!storage_on() || mpi_rejects(size, disp_unit, comm))
-        return mpi_call(size, disp_unit, info, comm, baseptr, win);
-    MPI_Info merged;
-    int rc = mpix_interpose_default_hints(info, comm, &merged);
-    if (rc == MPI_SUCCESS)
-        rc = mpix_call(size, disp_unit, merged, comm, baseptr, win);
-    if (merged != info)
-        (void)PMPI_Info_free(&merged);   /* the call's own result is the one to return */
-    return rc;
+    int rc;
+    if (!storage_on() || mpi_rejects(size, disp_unit, comm)) {
+        rc = mpi_call(size, disp_unit, info, comm, baseptr, win);
+    } else {
+        MPI_Info merged;
+        rc = mpix_interpose_default_hints(info, comm, &merged);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_call(size, disp_unit, merged, comm, baseptr, win);
+        if (merged != info)
+            (void)PMPI_Info_free(&merged);   /* the call's own result is the one to return */
+    }
+    return guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
 }
 
 EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
@@ -102,12 +108,14 @@ FENCED_UNLESS_STORAGE(Win_free, (MPI_Win *win), (win))
 
 EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    return storage_on() ? MPIX_Win_attach(win, base, size) : PMPI_Win_attach(win, base, size);
+    int rc = storage_on() ? MPIX_Win_attach(win, base, size) : PMPI_Win_attach(win, base, size);
+    return guard_on() ? mpix_interpose_window_attached(rc, win, base, size) : rc;
 }
 
 EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 {
-    return storage_on() ? MPIX_Win_detach(win, base) : PMPI_Win_detach(win, base);
+    int rc = storage_on() ? MPIX_Win_detach(win, base) : PMPI_Win_detach(win, base);
+    return mpix_interpose_window_detached(rc, win, base);
 }
 
 

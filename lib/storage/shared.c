@@ -3,6 +3,7 @@
 #include "common/agree.h"
 #include "common/api.h"
 #include "common/error.h"
+#include "guard/exposed.h"
 #include "spin/control.h"
 
 #include <stdlib.h>
@@ -52,6 +53,8 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
         return mpix_raise_comm(comm, rc);
     if (!any_storage) {
         rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_raise_comm(comm, mpix_guard_expose_window(*win));
         return rc == MPI_SUCCESS ? attach_spin(win, comm, info) : rc;
     }
     rc = mpix_agree(comm, check_one_node(comm));
@@ -81,6 +84,15 @@ MPIX_API int MPIX_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
         return mpix_storage_abandon(state, comm, rc, win);
     rc = mpix_storage_expose(state, state->region.segment_base[state->rank], size, disp_unit, info, comm,
                              "MPIX_Win_allocate_shared", baseptr, win);
+    /* Every segment is mapped here: guard finishes transfers on any of them in their call. */
+    for (int i = 0; i < ranks && rc == MPI_SUCCESS; i++) {
+        MPI_Aint segment_size;
+        int segment_disp_unit;
+        void *segment_base;
+        rc = MPIX_Win_shared_query(*win, i, &segment_size, &segment_disp_unit, &segment_base);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_raise_win(*win, mpix_guard_expose_memory(*win, segment_base, segment_size, 0));
+    }
     return rc == MPI_SUCCESS ? attach_spin(win, comm, info) : rc;
 }
 

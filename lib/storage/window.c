@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/keyval.h"
 #include "common/verbose.h"
+#include "guard/exposed.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -245,8 +246,10 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     rc = mpix_storage_begin(size, disp_unit, info, comm, baseptr, win, "MPIX_Win_allocate", &config, &any_storage);
     if (rc != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
-    if (!any_storage)
-        return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    if (!any_storage) {
+        rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        return rc == MPI_SUCCESS ? mpix_raise_comm(comm, mpix_guard_expose_window(*win)) : rc;
+    }
 
     state = mpix_storage_window_new();
     if (!state)
@@ -257,8 +260,9 @@ MPIX_API int MPIX_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     rc = mpix_agree(comm, rc);
     if (rc != MPI_SUCCESS)
         return mpix_storage_abandon(state, comm, rc, win);
-    return mpix_storage_expose(state, size > 0 ? state->region.segment_base[0] : NULL, size, disp_unit, info, comm,
-                               "MPIX_Win_allocate", baseptr, win);
+    rc = mpix_storage_expose(state, size > 0 ? state->region.segment_base[0] : NULL, size, disp_unit, info, comm,
+                             "MPIX_Win_allocate", baseptr, win);
+    return rc == MPI_SUCCESS ? mpix_raise_comm(comm, mpix_guard_expose_window(*win)) : rc;
 }
 
 MPIX_API int MPIX_Win_free(MPI_Win *win)

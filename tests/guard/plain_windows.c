@@ -6,6 +6,9 @@
  *    straight into it, then publishes it the MPI way (MPI_Win_sync, then a flag in the
  *    window set with a C11 atomic store, the unified model's idiom); the
  *    other ranks poll the flag with MPI_Win_sync and read the data from rank 0's segment.
+ *  - RMA windows (MPI_Win_create over the program's memory, MPI_Win_allocate): rank 0
+ *    receives into its window and tells rank 1 with a message; rank 1 reads the data back
+ *    with MPI_Get.
  * The program prints one line. Built plain and with `-include mpix/guard_inject.h` and run
  * plain, injected and under LD_PRELOAD of libmpix-guard.so (preload_check.sh): with guard
  * the receive has not landed when MPI_Recv returns, and other processes see the shared
@@ -45,6 +48,45 @@ int main(int argc, char **argv)
         MPI_Sendrecv(outgoing, ELEMENTS, MPI_DOUBLE, right, 10 + round, allocated, ELEMENTS, MPI_DOUBLE, left,
                      10 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Free_mem(allocated);
+    }
+
+    /* RMA: rank 0 receives into its window and tells rank 1, which reads the data back
+     * with MPI_Get; a window over the program's memory and one MPI allocated. */
+    for (int kind = 0; kind < 2 && ranks > 1; kind++) {
+        double *window_memory = NULL, *back = malloc(ELEMENTS * sizeof(double));
+        MPI_Aint bytes = rank == 0 ? ELEMENTS * (MPI_Aint)sizeof(double) : 0;
+        MPI_Win win;
+        if (kind == 0) {
+            window_memory = malloc(ELEMENTS * sizeof(double));
+            MPI_Win_create(window_memory, bytes, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        } else {
+            MPI_Win_allocate(bytes, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &window_memory, &win);
+        }
+        for (int round = 0; round < ROUNDS; round++) {
+            int ready = round;
+            if (rank == 0) {
+                MPI_Recv(window_memory, ELEMENTS, MPI_DOUBLE, 1, 30 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(&ready, 1, MPI_INT, 1, 40 + round, MPI_COMM_WORLD);
+            } else if (rank == 1) {
+                for (int i = 0; i < ELEMENTS; i++)
+                    outgoing[i] = value(round, i) + kind;
+                MPI_Send(outgoing, ELEMENTS, MPI_DOUBLE, 0, 30 + round, MPI_COMM_WORLD);
+                MPI_Recv(&ready, 1, MPI_INT, 0, 40 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+                MPI_Get(back, ELEMENTS, MPI_DOUBLE, 0, 0, ELEMENTS, MPI_DOUBLE, win);
+                MPI_Win_unlock(0, win);
+                for (int i = 0; i < ELEMENTS; i++)
+                    if (back[i] != value(round, i) + kind) {
+                        wrong++;
+                        break;
+                    }
+            }
+            MPI_Barrier(MPI_COMM_WORLD);   /* read before the next round overwrites */
+        }
+        MPI_Win_free(&win);
+        if (kind == 0)
+            free(window_memory);
+        free(back);
     }
 
     MPI_Comm node;

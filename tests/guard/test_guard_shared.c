@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Guarded receives into memory that other processes, a file or MPI see without a fault in
+/* Guarded transfers on memory that other processes, a file or MPI see without a fault in
  * this process: page protection holds back only this process's own touches.
- *  - a spin window: the leader receives into the node's shared memory and posts; the
- *    others read what the post published;
- *  - a hybrid allreduce: each process receives its input into its slot and reduces in
- *    place; the others read that slot;
- *  - a storage window: received into, made durable with MPIX_Win_sync, read back through
- *    the file;
- *  - window memory (MPIX_Win_free) and MPIX_Alloc_mem memory (MPIX_Free_mem) given back
- *    with a receive into it unread: the receive must not land there afterwards.
- * Each call that lets someone else see or take the memory must first finish the guarded
- * transfers, as the blocking calls had. Run with MPIX_GUARD_POLL_NS=0 so that every
- * receive is protected. */
+ *  - windows mpix made (a spin window, a hybrid allreduce's slots, a storage window):
+ *    guard knows their memory, and transfers on it finish in their call (counted by
+ *    guard.exposed); the others read the data after a post, a collective, or through the
+ *    file after MPIX_Win_sync;
+ *  - a window MPI made (MPI_Win_allocate_shared, unknown to guard without the
+ *    interposition libraries): MPIX_Win_sync finishes the receive before the others,
+ *    after a barrier, read it;
+ *  - a sender that waits in MPIX_Win_spin_wait right after a large guarded send: the
+ *    wait finishes the send first (MPICH's rendezvous needs the sender's progress);
+ *  - memory given back with a receive into it unread (MPIX_Win_free, MPIX_Free_mem): the
+ *    receive must not land there afterwards.
+ * Run with MPIX_GUARD_POLL_NS=0 so that every receive would be protected. */
 #include "mpix_test.h"
 
 #include <mpix/mpix.h>
@@ -149,6 +150,41 @@ static void storage_window(int rank, int ranks, double *outgoing, const char *di
     free(on_file);
 }
 
+/* Rank 0 receives into a shared window MPI made, then MPIX_Win_sync and a barrier; the
+ * others read it. */
+static void mpi_shared_window(int rank, int ranks, double *outgoing)
+{
+    double *mine, *shared;
+    MPI_Aint bytes;
+    int disp_unit;
+    MPI_Win win;
+    MPI_Win_allocate_shared(rank == 0 ? ELEMENTS * (MPI_Aint)sizeof(double) : 0, sizeof(double), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &mine, &win);
+    MPI_Win_shared_query(win, 0, &bytes, &disp_unit, &shared);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (int round = 0; round < ROUNDS; round++) {
+        if (rank == 0) {
+            CHECK(MPIX_Recv_guarded(shared, ELEMENTS, MPI_DOUBLE, ranks - 1, 500 + round, MPI_COMM_WORLD,
+                                    MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI window: receive");
+        } else if (rank == ranks - 1) {
+            fill(outgoing, ranks - 1, round);
+            CHECK(MPIX_Send_guarded(outgoing, ELEMENTS, MPI_DOUBLE, 0, 500 + round, MPI_COMM_WORLD) == MPI_SUCCESS,
+                  "MPI window: send");
+        }
+        CHECK(MPIX_Win_sync(win) == MPI_SUCCESS, "MPI window: sync");
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank != 0) {
+            CHECK(MPIX_Win_sync(win) == MPI_SUCCESS, "MPI window: sync");
+            int wrong = first_wrong(shared, ranks - 1, round);
+            CHECK(wrong < 0, "MPI window round %d: rank %d read element %d as %g", round, rank, wrong,
+                  wrong < 0 ? 0.0 : shared[wrong]);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);   /* read before the next round overwrites */
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+}
+
 /* Memory given back with a receive into it still unread. */
 static void memory_given_back(int rank, int ranks, double *outgoing)
 {
@@ -186,6 +222,11 @@ int main(int argc, char **argv)
     hybrid_allreduce(rank, ranks, outgoing);
     storage_window(rank, ranks, outgoing, dir, "in_place");
     storage_window(rank, ranks, outgoing, dir, "log");
+    CHECK(mpix_test_pvar("guard.exposed", MPI_COMM_NULL) >= 2 * ROUNDS,
+          "guard.exposed is %lld: receives into mpix's windows did not finish in their call",
+          mpix_test_pvar("guard.exposed", MPI_COMM_NULL));
+    if (ranks > 1)
+        mpi_shared_window(rank, ranks, outgoing);
     memory_given_back(rank, ranks, outgoing);
     MPIX_Guard_complete_all();
     free(outgoing);

@@ -45,24 +45,18 @@ static MPIX_INLINE_ int mpix_guard_fenced_(int code)
 #ifdef __cplusplus
 extern "C" {
 #endif
-int mpix_interpose_window_created(int rc, MPI_Win win);
+int mpix_interpose_window_created(int rc, const MPI_Win *win);
 int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base, MPI_Aint size);
 int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);
 #ifdef __cplusplus
 }
 #endif
-/* The window is read once the call has made it (a function's body runs after its
- * arguments are evaluated, in whatever order). */
-static MPIX_INLINE_ int mpix_guard_window_(int code, MPI_Win *win)
-{
-    return code == MPI_SUCCESS ? mpix_interpose_window_created(code, *win) : code;
-}
 #define MPI_Win_create(base, size, disp_unit, info, comm, win) \
-    mpix_guard_window_(MPI_Win_create(base, size, disp_unit, info, comm, win), win)
+    mpix_interpose_window_created(MPI_Win_create(base, size, disp_unit, info, comm, win), win)
 #define MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win) \
-    mpix_guard_window_(MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win), win)
+    mpix_interpose_window_created(MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win), win)
 #define MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win) \
-    mpix_guard_window_(MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win), win)
+    mpix_interpose_window_created(MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win), win)
 #define MPI_Win_attach(win, base, size) \
     mpix_interpose_window_attached(MPI_Win_attach(win, base, size), win, base, size)
 #define MPI_Win_detach(win, base) mpix_interpose_window_detached(MPI_Win_detach(win, base), win, base)

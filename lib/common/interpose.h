@@ -31,10 +31,10 @@ __attribute__((visibility("default"))) int mpix_interpose_default_hints(MPI_Info
  * on the program's thread: lib/guard/release.c) or to the kernel (read, write, ...:
  * lib/guard/system_calls.c), finish the guarded transfers that still need any of them. */
 __attribute__((visibility("default"))) void mpix_interpose_guard_release(const void *memory, size_t bytes);
-/* guard: after an MPI call that made a window (@rc its code) or attached or detached
- * memory, record the memory other processes reach (lib/guard/exposed.h). The call's own
- * code, else the recording's. */
-__attribute__((visibility("default"))) int mpix_interpose_window_created(int rc, MPI_Win win);
+/* guard: after an MPI call that made a window (@rc its code; *@win is read only when it
+ * succeeded) or attached or detached memory, record the memory other processes reach
+ * (lib/guard/exposed.h). The call's own code, else the recording's. */
+__attribute__((visibility("default"))) int mpix_interpose_window_created(int rc, const MPI_Win *win);
 __attribute__((visibility("default"))) int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base,
                                                                           MPI_Aint size);
 __attribute__((visibility("default"))) int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);

@@ -7,6 +7,7 @@
 #include "common/interpose.h"
 #include "common/keyval.h"
 #include "common/self_state.h"
+#include "common/window.h"
 
 #include <stdlib.h>
 
@@ -91,29 +92,32 @@ static int add(MPI_Win win, const void *base, MPI_Aint size, const void *attache
     return rc;
 }
 
+/* Mark @win as having entries (its attribute's delete callback forgets them);
+ * *@marked_before says whether it was already. */
+static int mark(MPI_Win win, int *marked_before)
+{
+    void *marker = NULL;
+    int rc = mpix_win_attr_get(win, &window_keyval, &marker);
+    *marked_before = marker != NULL;
+    return rc != MPI_SUCCESS || marker ? rc : mpix_win_attr_set(win, &window_keyval, &window_keyval);
+}
+
 /* The window's memory here: every rank's segment of a shared window (mapped in this
  * process too), else the local base and size. */
 int mpix_guard_expose_window(MPI_Win win)
 {
-    void *marker;
-    int rc = mpix_win_attr_get(win, &window_keyval, &marker);
-    if (rc != MPI_SUCCESS || marker)
-        return rc;   /* registered already */
-    rc = mpix_win_attr_set(win, &window_keyval, &window_keyval);
+    int registered;
+    int rc = mark(win, &registered);
+    if (rc != MPI_SUCCESS || registered)
+        return rc;
     int flavor = MPI_WIN_FLAVOR_CREATE, found = 0, *flavor_value;
-    if (rc == MPI_SUCCESS && (rc = PMPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor_value, &found)) ==
-                                 MPI_SUCCESS && found)
+    if ((rc = PMPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor_value, &found)) == MPI_SUCCESS && found)
         flavor = *flavor_value;
     if (rc != MPI_SUCCESS || flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return rc;   /* a dynamic window exposes what is attached */
     if (flavor == MPI_WIN_FLAVOR_SHARED) {
-        MPI_Group group;
         int ranks = 0;
-        if ((rc = PMPI_Win_get_group(win, &group)) != MPI_SUCCESS)
-            return rc;
-        rc = PMPI_Group_size(group, &ranks);
-        int freed = PMPI_Group_free(&group);
-        rc = rc != MPI_SUCCESS ? rc : freed;
+        rc = mpix_win_group_size(win, &ranks);
         for (int rank = 0; rank < ranks && rc == MPI_SUCCESS; rank++) {
             MPI_Aint size;
             int disp_unit;
@@ -134,10 +138,8 @@ int mpix_guard_expose_window(MPI_Win win)
 
 int mpix_guard_expose_memory(MPI_Win win, const void *base, MPI_Aint size, int attached)
 {
-    void *marker;
-    int rc = mpix_win_attr_get(win, &window_keyval, &marker);
-    if (rc == MPI_SUCCESS && !marker)
-        rc = mpix_win_attr_set(win, &window_keyval, &window_keyval);
+    int registered;
+    int rc = mark(win, &registered);
     return rc == MPI_SUCCESS ? add(win, base, size, attached ? base : NULL) : rc;
 }
 
@@ -153,9 +155,9 @@ int mpix_guard_exposed(uintptr_t lo, uintptr_t hi)
 }
 
 /* For the interposition libraries (common/interpose.h): the MPI call's own code first. */
-MPIX_API int mpix_interpose_window_created(int rc, MPI_Win win)
+MPIX_API int mpix_interpose_window_created(int rc, const MPI_Win *win)
 {
-    return rc == MPI_SUCCESS && win != MPI_WIN_NULL ? mpix_guard_expose_window(win) : rc;
+    return rc == MPI_SUCCESS && *win != MPI_WIN_NULL ? mpix_guard_expose_window(*win) : rc;
 }
 
 MPIX_API int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base, MPI_Aint size)

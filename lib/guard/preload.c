@@ -246,19 +246,19 @@ FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int 
 EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    return rc == MPI_SUCCESS && guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
 }
 #ifndef MPIX_INTERPOSE_WITH_STORAGE
 EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    return rc == MPI_SUCCESS && guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
 }
 EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                    MPI_Win *win)
 {
     int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    return rc == MPI_SUCCESS && guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
 }
 EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {

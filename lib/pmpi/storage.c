@@ -41,7 +41,7 @@ static int allocate(window_allocation *mpix_call, window_allocation *mpi_call, M
         if (merged != info)
             (void)PMPI_Info_free(&merged);   /* the call's own result is the one to return */
     }
-    return rc == MPI_SUCCESS && guard_on() ? mpix_interpose_window_created(rc, *win) : rc;
+    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
 }
 
 EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/keyval.h"
 #include "common/verbose.h"
+#include "common/window.h"
 #include "guard/exposed.h"
 
 #include <stdatomic.h>
@@ -342,16 +343,9 @@ MPIX_API int MPIX_Win_sync(MPI_Win win)
 MPIX_API int MPIX_Win_flush_storage(int rank, MPI_Win win)
 {
     mpix_storage_window *state;
-    MPI_Group group;
-    int ranks = 0, rc = PMPI_Win_get_group(win, &group);
+    int ranks = 0, rc = mpix_win_group_size(win, &ranks);
 
     /* Not every MPI checks the rank of a flush (Open MPI 4.1's osc/sm does not). */
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Group_size(group, &ranks);
-        int free_rc = PMPI_Group_free(&group);
-        if (rc == MPI_SUCCESS)
-            rc = free_rc;
-    }
     if (rc != MPI_SUCCESS)
         return rc;
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= ranks))

@@ -19,6 +19,28 @@
 
 #define FORTRAN_EXPORT __attribute__((visibility("default")))
 
+/* The symbol of a call's Fortran procedure, and of one that takes a choice buffer:
+ * - Open MPI: mpi_<call>_, both; the other names Open MPI gives the same code (ompi_<call>_f,
+ *   which its mpi_f08 layer calls; the `use mpi` TYPE(C_PTR) variants) are exported with
+ *   OPEN_MPI_ALIAS;
+ * - MPICH's mpi_f08 layer (MPIX_FORTRAN_MPICH_F08): the Fortran subroutines
+ *   mpi_<call>_f08_, or mpi_<call>_f08ts_ with a choice buffer, which arrives as an array
+ *   descriptor whose first member is the address of the data (true of gfortran's
+ *   descriptor and of ISO_Fortran_binding's CFI_cdesc_t alike; the memory the wrapped
+ *   calls take there is contiguous, so that address is all they need); an absent
+ *   optional IERROR is NULL. CHOICE_ADDRESS(argument) is the data's address in both. */
+#if defined(MPIX_FORTRAN_MPICH_F08)
+#define BINDING(call) mpi_##call##_f08_
+#define CHOICE_BINDING(call) mpi_##call##_f08ts_
+#define CHOICE_ADDRESS(argument) (*(void **)(argument))
+#define OPEN_MPI_ALIAS(other_name, function) _Static_assert(1, "Open MPI only")
+#else
+#define BINDING(call) mpi_##call##_
+#define CHOICE_BINDING(call) mpi_##call##_
+#define CHOICE_ADDRESS(argument) (argument)
+#define OPEN_MPI_ALIAS(other_name, function) FORTRAN_ALIAS(other_name, function)
+#endif
+
 /* The MPI's own definition of the Fortran-callable @symbol (the one this library's
  * wrapper hides), looked up once into *@cache; the process is aborted where the MPI has
  * none, as the call could then not be made at all. */

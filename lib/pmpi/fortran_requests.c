@@ -27,8 +27,6 @@
 #include <stdlib.h>
 
 #if defined(MPIX_FORTRAN_MPICH_F08)
-#define BINDING(call) mpi_##call##_f08_
-#define OPEN_MPI_ALIAS(other_name, function) _Static_assert(1, "Open MPI only")
 #define FORTRAN_STATUS_IGNORE ((MPI_Fint *)MPI_F08_STATUS_IGNORE)
 #define FORTRAN_STATUSES_IGNORE ((MPI_Fint *)MPI_F08_STATUSES_IGNORE)
 enum { FORTRAN_STATUS_INTEGERS = sizeof(MPI_F08_status) / sizeof(MPI_Fint) };
@@ -37,9 +35,6 @@ enum { FORTRAN_STATUS_INTEGERS = sizeof(MPI_F08_status) / sizeof(MPI_Fint) };
  * array is, so MPI_Status_c2f fills it (common/fortran.h). */
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPICH's mpi_f08 status is its C status");
 #else
-#define BINDING(call) mpi_##call##_
-#define CHOICE_BINDING(call) mpi_##call##_
-#define OPEN_MPI_ALIAS(other_name, function) FORTRAN_ALIAS(other_name, function)
 #define FORTRAN_STATUS_IGNORE MPI_F_STATUS_IGNORE
 #define FORTRAN_STATUSES_IGNORE MPI_F_STATUSES_IGNORE
 enum { FORTRAN_STATUS_INTEGERS = sizeof(MPI_Status) / sizeof(MPI_Fint) };

@@ -10,6 +10,8 @@
 # MPIX_TEST_GUARD=plain: the guarded runs must instead have chosen the plain calls (an
 # OpenMP program, whose worker threads read the buffers); MPIX_TEST_GUARD=paused: both,
 # plain calls while the program's own threads ran and guarded transfers otherwise.
+# MPIX_TEST_GUARD_EXPOSED=N: the guarded runs' ranks together must have finished at
+# least N transfers on memory other processes reach (windows) in their call.
 vendor=$1 library=$2 plain=$3 injected=$4
 shift 4
 mpirun=$1
@@ -43,6 +45,13 @@ for run in $runs; do
     case "$counters" in
         *" 0 receives,"* | "") echo "$run: no guarded receive was made"; status=1 ;;
     esac
+    if [ -n "${MPIX_TEST_GUARD_EXPOSED:-}" ]; then
+        exposed=$(grep -o "[0-9]* on memory other processes reach" /tmp/mpix-$run-$$.err |
+                  awk '{ total += $1 } END { print total + 0 }')
+        echo "$run: $exposed transfers on memory other processes reach finished in their call"
+        [ "$exposed" -ge "$MPIX_TEST_GUARD_EXPOSED" ] || {
+            echo "$run: expected at least $MPIX_TEST_GUARD_EXPOSED"; status=1; }
+    fi
 done
 rm -f /tmp/mpix-preload-$$.err /tmp/mpix-inject-$$.err
 [ "$expected" = "$preloaded" ] || { echo "LD_PRELOAD changed the results"; status=1; }

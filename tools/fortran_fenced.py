@@ -8,15 +8,20 @@ the MPI's own binding with the same arguments:
   mpich-f08: mpi_name_f08_, or mpi_name_f08ts_ where the call takes a choice buffer.
 A call that succeeds reports an earlier guarded transfer's deferred error in IERROR, as
 the C wrappers do. Fortran passes every argument by reference (a choice buffer of
-mpi_f08 as one pointer to its descriptor) and these calls take no strings, so each
-wrapper takes one pointer per C parameter plus IERROR. Preprocessor conditionals around
-the entries are kept.
+mpi_f08 as one pointer to its descriptor), so each wrapper takes one pointer per C
+parameter plus IERROR. Calls with a string (MPI_PACK_EXTERNAL's DATAREP), whose length
+Fortran passes hidden after the arguments, are left to the MPI's binding. A `void *`
+parameter is a choice buffer except in NOT_CHOICE (MPI_BUFFER_DETACH's is where the
+address goes: TYPE(C_PTR) in mpi_f08, so mpi_buffer_detach_f08_). Preprocessor
+conditionals around the entries are kept.
 Calls that another file of the library wraps for Fortran (OTHER_C: the names it makes
 with BINDING(<name>) and ON_REQUEST(<name>, ...), and for Open MPI CHOICE_BINDING(<name>)
 and NONBLOCKING(<name>, ...)) are left out.
 Usage: fortran_fenced.py openmpi|mpich-f08 OUTPUT_C PRELOAD_C [OTHER_C...]"""
 import re
 import sys
+
+NOT_CHOICE = {"buffer_detach"}
 
 flavour, output_path, source_path = sys.argv[1:4]
 wrapped_elsewhere = set()
@@ -51,7 +56,7 @@ for _, match, is_entry in events:
         out.append(match.group(0))
         continue
     name, params = match.group(1).lower(), match.group(2).strip()
-    if name in wrapped_elsewhere:
+    if name in wrapped_elsewhere or "char" in params:
         continue
     arguments = 0 if params == "void" else params.count(",") + 1
     names = ["a%d" % i for i in range(arguments)] + ["ierr"]
@@ -59,7 +64,8 @@ for _, match, is_entry in events:
     if flavour == "openmpi":
         symbol, forward_to = "mpi_%s_" % name, "ompi_%s_f" % name
     else:
-        symbol = forward_to = "mpi_%s_%s_" % (name, "f08ts" if "void *" in params else "f08")
+        choice = "void *" in params and name not in NOT_CHOICE
+        symbol = forward_to = "mpi_%s_%s_" % (name, "f08ts" if choice else "f08")
     out.append(WRAPPER % {"symbol": symbol, "next": forward_to, "names": ", ".join(names),
                           "types": ", ".join(types),
                           "params": ", ".join(t + n for t, n in zip(types, names))})

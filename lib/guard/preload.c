@@ -204,6 +204,13 @@ FENCED(Ineighbor_alltoallw, (const void *sb, const int sc[], const MPI_Aint sd[]
 /* Packing, one-sided, I/O, and the objects transfers hold */
 FENCED(Pack, (const void *ib, int ic, MPI_Datatype t, void *ob, int os, int *p, MPI_Comm m), (ib, ic, t, ob, os, p, m))
 FENCED(Unpack, (const void *ib, int is, int *p, void *ob, int oc, MPI_Datatype t, MPI_Comm m), (ib, is, p, ob, oc, t, m))
+FENCED(Pack_external, (const char d[], const void *ib, int ic, MPI_Datatype t, void *ob, MPI_Aint os, MPI_Aint *p),
+       (d, ib, ic, t, ob, os, p))
+FENCED(Unpack_external, (const char d[], const void *ib, MPI_Aint is, MPI_Aint *p, void *ob, int oc, MPI_Datatype t),
+       (d, ib, is, p, ob, oc, t))
+/* The buffered-send buffer: MPI writes into it, and detaching waits for the messages. */
+FENCED(Buffer_attach, (void *b, int s), (b, s))
+FENCED(Buffer_detach, (void *b, int *s), (b, s))
 FENCED(Put, (const void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w),
        (ob, oc, ot, tr, td, tc, tt, w))
 FENCED(Get, (void *ob, int oc, MPI_Datatype ot, int tr, MPI_Aint td, int tc, MPI_Datatype tt, MPI_Win w),
@@ -298,5 +305,26 @@ FENCED(File_read_shared, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status
 FENCED(File_write_shared, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(File_read_ordered, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
 FENCED(File_write_ordered, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Status *st), (f, b, c, t, st))
+FENCED(File_iread_all, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+FENCED(File_iwrite_all, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+FENCED(File_iread_at_all, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t, MPI_Request *r),
+       (f, o, b, c, t, r))
+FENCED(File_iwrite_at_all, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t, MPI_Request *r),
+       (f, o, b, c, t, r))
+FENCED(File_iread_shared, (MPI_File f, void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+FENCED(File_iwrite_shared, (MPI_File f, const void *b, int c, MPI_Datatype t, MPI_Request *r), (f, b, c, t, r))
+/* Split collectives: MPI may move the data in either half. */
+FENCED(File_read_all_begin, (MPI_File f, void *b, int c, MPI_Datatype t), (f, b, c, t))
+FENCED(File_read_all_end, (MPI_File f, void *b, MPI_Status *st), (f, b, st))
+FENCED(File_write_all_begin, (MPI_File f, const void *b, int c, MPI_Datatype t), (f, b, c, t))
+FENCED(File_write_all_end, (MPI_File f, const void *b, MPI_Status *st), (f, b, st))
+FENCED(File_read_at_all_begin, (MPI_File f, MPI_Offset o, void *b, int c, MPI_Datatype t), (f, o, b, c, t))
+FENCED(File_read_at_all_end, (MPI_File f, void *b, MPI_Status *st), (f, b, st))
+FENCED(File_write_at_all_begin, (MPI_File f, MPI_Offset o, const void *b, int c, MPI_Datatype t), (f, o, b, c, t))
+FENCED(File_write_at_all_end, (MPI_File f, const void *b, MPI_Status *st), (f, b, st))
+FENCED(File_read_ordered_begin, (MPI_File f, void *b, int c, MPI_Datatype t), (f, b, c, t))
+FENCED(File_read_ordered_end, (MPI_File f, void *b, MPI_Status *st), (f, b, st))
+FENCED(File_write_ordered_begin, (MPI_File f, const void *b, int c, MPI_Datatype t), (f, b, c, t))
+FENCED(File_write_ordered_end, (MPI_File f, const void *b, MPI_Status *st), (f, b, st))
 FENCED(Comm_free, (MPI_Comm *m), (m))
 FENCED(Finalize, (void), ())

@@ -9,12 +9,7 @@
 #include <mpi.h>
 #include <mpix/guard.h>
 
-#include "common/interpose.h"
-
-#define EXPORT __attribute__((visibility("default")))
-
-/* libmpix-guard.so guards by default, libmpix-pmpi.so when MPIX_PMPI names guard. */
-static int guard_on(void) { return mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT) & MPIX_INTERPOSE_GUARD; }
+#include "guard/preload.h"
 
 /* libmpix-pmpi.so's zcopy part (pmpi/zcopy.c) defines mpix_zcopy_route_<call> for the
  * calls it takes over when MPIX_PMPI names zcopy (and not guard, which takes the same
@@ -63,17 +58,16 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                                  recvtag, comm, status);
 }
 
-/* A fenced call returns, when it succeeds, the error of an earlier guarded transfer that
- * failed after its own call returned (MPI has given that error to the transfer's
- * handler already), so that a program checking codes sees it once. Where zcopy routes
- * the call, the route makes it. */
+/* A fenced call: the guarded transfers complete first (fenced_code: their error is
+ * reported once). Where zcopy routes the call, the route makes it. The large-count
+ * twins (MPI_<call>_c) are in preload_large_count.c. */
 #define FENCED(name, params, args)                                                              \
     ZCOPY_ROUTE(name, params);                                                                  \
     EXPORT int MPI_##name params                                                                \
     {                                                                                           \
         int deferred_ = MPIX_Guard_complete_all();                                              \
         int code_ = ZCOPY_ROUTED(name) ? mpix_zcopy_route_##name args : PMPI_##name args;       \
-        return code_ != MPI_SUCCESS ? code_ : deferred_;                                        \
+        return fenced_code(code_, deferred_);                                                   \
     }
 
 /* Point to point */
@@ -201,6 +195,80 @@ FENCED(Ineighbor_alltoallw, (const void *sb, const int sc[], const MPI_Aint sd[]
                              const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm m, MPI_Request *r),
        (sb, sc, sd, st, rb, rc, rd, rt, m, r))
 
+/* MPI-4: the nonblocking send-receives, persistent collectives (their MPI_Start is
+ * fenced above; made as MPI_Send_init is) and partitioned transfers, whose MPI_Pready
+ * calls hand a partition to MPI. */
+#if MPI_VERSION >= 4
+/* MPICH before 4.1 declares MPI_Pready_list's partitions without const. */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+#define PREADY_PARTITIONS int
+#else
+#define PREADY_PARTITIONS const int
+#endif
+FENCED(Isendrecv, (const void *sb, int sc, MPI_Datatype st, int d, int sg, void *rb, int rc, MPI_Datatype rt, int s,
+                   int rg, MPI_Comm m, MPI_Request *r), (sb, sc, st, d, sg, rb, rc, rt, s, rg, m, r))
+FENCED(Isendrecv_replace, (void *b, int c, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm m, MPI_Request *r),
+       (b, c, t, d, sg, s, rg, m, r))
+FENCED(Barrier_init, (MPI_Comm m, MPI_Info i, MPI_Request *r), (m, i, r))
+FENCED(Bcast_init, (void *b, int c, MPI_Datatype t, int root, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (b, c, t, root, m, i, r))
+FENCED(Gather_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root, MPI_Comm m,
+                     MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, root, m, i, r))
+FENCED(Gatherv_init, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[],
+                      MPI_Datatype rt, int root, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (sb, sc, st, rb, rc, d, rt, root, m, i, r))
+FENCED(Scatter_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, int root,
+                      MPI_Comm m, MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, root, m, i, r))
+FENCED(Scatterv_init, (const void *sb, const int sc[], const int d[], MPI_Datatype st, void *rb, int rc,
+                       MPI_Datatype rt, int root, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (sb, sc, d, st, rb, rc, rt, root, m, i, r))
+FENCED(Allgather_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                        MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, m, i, r))
+FENCED(Allgatherv_init, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[],
+                         MPI_Datatype rt, MPI_Comm m, MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, d, rt, m, i, r))
+FENCED(Alltoall_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm m,
+                       MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, m, i, r))
+FENCED(Alltoallv_init, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                        const int rd[], MPI_Datatype rt, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (sb, sc, sd, st, rb, rc, rd, rt, m, i, r))
+FENCED(Alltoallw_init, (const void *sb, const int sc[], const int sd[], const MPI_Datatype st[], void *rb,
+                        const int rc[], const int rd[], const MPI_Datatype rt[], MPI_Comm m, MPI_Info i,
+                        MPI_Request *r), (sb, sc, sd, st, rb, rc, rd, rt, m, i, r))
+FENCED(Reduce_init, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, int root, MPI_Comm m, MPI_Info i,
+                     MPI_Request *r), (sb, rb, c, t, o, root, m, i, r))
+FENCED(Allreduce_init, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Info i,
+                        MPI_Request *r), (sb, rb, c, t, o, m, i, r))
+FENCED(Reduce_scatter_block_init, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Info i,
+                                   MPI_Request *r), (sb, rb, c, t, o, m, i, r))
+FENCED(Reduce_scatter_init, (const void *sb, void *rb, const int c[], MPI_Datatype t, MPI_Op o, MPI_Comm m,
+                             MPI_Info i, MPI_Request *r), (sb, rb, c, t, o, m, i, r))
+FENCED(Scan_init, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (sb, rb, c, t, o, m, i, r))
+FENCED(Exscan_init, (const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op o, MPI_Comm m, MPI_Info i,
+                     MPI_Request *r), (sb, rb, c, t, o, m, i, r))
+FENCED(Neighbor_allgather_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                                 MPI_Comm m, MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, m, i, r))
+FENCED(Neighbor_allgatherv_init, (const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int d[],
+                                  MPI_Datatype rt, MPI_Comm m, MPI_Info i, MPI_Request *r),
+       (sb, sc, st, rb, rc, d, rt, m, i, r))
+FENCED(Neighbor_alltoall_init, (const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                                MPI_Comm m, MPI_Info i, MPI_Request *r), (sb, sc, st, rb, rc, rt, m, i, r))
+FENCED(Neighbor_alltoallv_init, (const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
+                                 const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm m, MPI_Info i,
+                                 MPI_Request *r), (sb, sc, sd, st, rb, rc, rd, rt, m, i, r))
+FENCED(Neighbor_alltoallw_init, (const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[],
+                                 void *rb, const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm m,
+                                 MPI_Info i, MPI_Request *r), (sb, sc, sd, st, rb, rc, rd, rt, m, i, r))
+FENCED(Psend_init, (const void *b, int p, MPI_Count c, MPI_Datatype t, int d, int g, MPI_Comm m, MPI_Info i,
+                    MPI_Request *r), (b, p, c, t, d, g, m, i, r))
+FENCED(Precv_init, (void *b, int p, MPI_Count c, MPI_Datatype t, int s, int g, MPI_Comm m, MPI_Info i,
+                    MPI_Request *r), (b, p, c, t, s, g, m, i, r))
+FENCED(Pready, (int p, MPI_Request r), (p, r))
+FENCED(Pready_range, (int lo, int hi, MPI_Request r), (lo, hi, r))
+FENCED(Pready_list, (int n, PREADY_PARTITIONS p[], MPI_Request r), (n, p, r))
+FENCED(Parrived, (MPI_Request r, int p, int *f), (r, p, f))
+#endif
+
 /* Packing, one-sided, I/O, and the objects transfers hold */
 FENCED(Pack, (const void *ib, int ic, MPI_Datatype t, void *ob, int os, int *p, MPI_Comm m), (ib, ic, t, ob, os, p, m))
 FENCED(Unpack, (const void *ib, int is, int *p, void *ob, int oc, MPI_Datatype t, MPI_Comm m), (ib, is, p, ob, oc, t, m))
@@ -250,23 +318,14 @@ FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int 
 /* Windows: the memory they expose is recorded, so that guarded transfers on it finish in
  * their call (guard/exposed.h): other processes reach it without this process touching
  * it. libmpix-pmpi.so's storage part defines the calls under the #ifndef, recording too. */
-EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
-}
+WINDOW_CREATED(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
+               (base, size, disp_unit, info, comm, win))
 #ifndef MPIX_INTERPOSE_WITH_STORAGE
-EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-    int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
-}
-EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                                   MPI_Win *win)
-{
-    int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    return guard_on() ? mpix_interpose_window_created(rc, win) : rc;
-}
+WINDOW_CREATED(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+               (size, disp_unit, info, comm, baseptr, win))
+WINDOW_CREATED(Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                     MPI_Win *win),
+               (size, disp_unit, info, comm, baseptr, win))
 EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     int rc = PMPI_Win_attach(win, base, size);

@@ -9,13 +9,11 @@
 #include <mpix/storage.h>
 
 #include "common/interpose.h"
+#include "guard/preload.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
-static int storage_on(void) { return mpix_interpose_modules("storage") & MPIX_INTERPOSE_STORAGE; }
-/* guard's part of libmpix-pmpi.so (guard/preload.c) leaves the window calls to this file:
- * the memory a window exposes is recorded for it (guard/exposed.h). */
-static int guard_on(void) { return mpix_interpose_modules("storage") & MPIX_INTERPOSE_GUARD; }
+/* guard's part of libmpix-pmpi.so (guard/preload.c) leaves the window calls to this file,
+ * which records the memory a window exposes for it (guard/exposed.h) where guard_on(). */
+static int storage_on(void) { return mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT) & MPIX_INTERPOSE_STORAGE; }
 
 typedef int window_allocation(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win);
 
@@ -98,8 +96,8 @@ EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     {                                                                               \
         if (storage_on())                                                           \
             return MPIX_##name args;                                                \
-        int deferred_ = MPIX_Guard_complete_all(), code_ = PMPI_##name args;        \
-        return code_ != MPI_SUCCESS ? code_ : deferred_;                            \
+        int deferred_ = MPIX_Guard_complete_all();                                  \
+        return fenced_code(PMPI_##name args, deferred_);                            \
     }
 
 FENCED_UNLESS_STORAGE(Free_mem, (void *base), (base))

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 
 enum mpix_interposed {
@@ -48,6 +49,14 @@ __attribute__((visibility("default"))) int mpix_interpose_guard_thread_create(mp
                                                                               const pthread_attr_t *attributes,
                                                                               void *(*start)(void *),
                                                                               void *argument);
+/* guard: sigaction for SIGSEGV and SIGTRAP while guard's handler is installed: the
+ * program's handler becomes the one guard passes faults that are not its own to, and
+ * guard's stays (lib/guard/fault.c); otherwise, and for other signals, @next (the real
+ * function) makes the call. */
+typedef int mpix_sigaction_function(int, const struct sigaction *, struct sigaction *);
+__attribute__((visibility("default"))) int mpix_interpose_guard_sigaction(mpix_sigaction_function *next, int signo,
+                                                                          const struct sigaction *action,
+                                                                          struct sigaction *old_action);
 
 /* zcopy for the program's point-to-point calls (lib/zcopy/interposed*.c). _init after
  * PMPI_Init (collective over MPI_COMM_WORLD: it learns which processes of the node may

@@ -19,9 +19,15 @@
  * which calls no MPI). */
 #include "guard.h"
 
+#include "common/api.h"
+#include "common/interpose.h"
+
+#include <dlfcn.h>
 #include <errno.h>
+#include <gnu/lib-names.h>
 #include <link.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
@@ -32,6 +38,27 @@
 #if defined(__x86_64__)
 #define TRAP_FLAG 0x100   /* EFLAGS.TF: a debug trap after the next instruction */
 #endif
+
+/* The C library's own sigaction: the definitions that interpose it (signal_action.c)
+ * keep guard's handler installed, and guard itself must install and remove it. Asked of
+ * the C library by name, as this library may come after it in the lookup order (loaded
+ * for a preloaded library), where RTLD_NEXT would find nothing. Looked up when guard
+ * installs its handler, before any signal handler needs it. */
+static int real_sigaction(int signo, const struct sigaction *action, struct sigaction *old_action)
+{
+    static _Atomic(mpix_sigaction_function *) next;
+    mpix_sigaction_function *function = atomic_load_explicit(&next, memory_order_acquire);
+    if (!function) {
+        void *c_library = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD);
+        function = c_library ? (mpix_sigaction_function *)dlsym(c_library, "sigaction") : NULL;
+        if (!function) {
+            errno = ENOSYS;
+            return -1;
+        }
+        atomic_store_explicit(&next, function, memory_order_release);
+    }
+    return function(signo, action, old_action);
+}
 
 enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16, FOREIGN_RETRIES = 1000, LIST_STEPS = 1 << 16 };
 
@@ -89,7 +116,7 @@ static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *c
     memset(&default_action, 0, sizeof default_action);
     default_action.sa_handler = SIG_DFL;
     sigemptyset(&default_action.sa_mask);
-    sigaction(signo, &default_action, NULL);
+    real_sigaction(signo, &default_action, NULL);
 }
 
 /* Consecutive faults of this thread on pages no transfer covers. */
@@ -187,7 +214,11 @@ static void on_trap(int signo, siginfo_t *info, void *context)
     struct sigaction *previous = state ? &state->previous_trap_action : NULL;
     if (call_previous(previous, signo, info, context) || (previous && previous->sa_handler == SIG_IGN))
         return;
-    signal(signo, SIG_DFL);
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    real_sigaction(signo, &default_action, NULL);
     raise(signo);
 }
 
@@ -297,10 +328,10 @@ int mpix_guard_install_handler(mpix_guard_state *state)
     action.sa_sigaction = on_fault;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER | SA_RESTART;
     sigemptyset(&action.sa_mask);
-    if (sigaction(SIGSEGV, &action, &state->previous_action) != 0)
+    if (real_sigaction(SIGSEGV, &action, &state->previous_action) != 0)
         return MPI_ERR_OTHER;
     action.sa_sigaction = on_trap;
-    if (sigaction(SIGTRAP, &action, &state->previous_trap_action) != 0)
+    if (real_sigaction(SIGTRAP, &action, &state->previous_trap_action) != 0)
         return MPI_ERR_OTHER;
     return MPI_SUCCESS;
 }
@@ -308,11 +339,12 @@ int mpix_guard_install_handler(mpix_guard_state *state)
 void mpix_guard_remove_handler(mpix_guard_state *state)
 {
     struct sigaction current;
-    if (sigaction(SIGSEGV, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+    if (real_sigaction(SIGSEGV, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
         current.sa_sigaction == on_fault)
-        sigaction(SIGSEGV, &state->previous_action, NULL);
-    if (sigaction(SIGTRAP, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_trap)
-        sigaction(SIGTRAP, &state->previous_trap_action, NULL);
+        real_sigaction(SIGSEGV, &state->previous_action, NULL);
+    if (real_sigaction(SIGTRAP, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+        current.sa_sigaction == on_trap)
+        real_sigaction(SIGTRAP, &state->previous_trap_action, NULL);
     if (state->signal_stack.ss_sp) {
         stack_t current_stack;
         if (sigaltstack(NULL, &current_stack) == 0 && !(current_stack.ss_flags & SS_ONSTACK) &&
@@ -322,4 +354,36 @@ void mpix_guard_remove_handler(mpix_guard_state *state)
         }
         state->signal_stack.ss_sp = NULL;
     }
+}
+
+/* A program that installs its own SIGSEGV (or SIGTRAP) handler once guard's is in place,
+ * as crash reporters and libraries that start late do, would otherwise take guard's
+ * faults for crashes. Its handler takes the place of the one guard passes the faults
+ * that are not its own to, and the program is told of the one before, as if guard's were
+ * not there; when guard removes its handler, the program's is installed. */
+MPIX_API int mpix_interpose_guard_sigaction(mpix_sigaction_function *next, int signo, const struct sigaction *action,
+                                            struct sigaction *old_action)
+{
+    mpix_guard_state *state = mpix_guard_state_current();
+    struct sigaction *kept = NULL, current;
+    if (state && (signo == SIGSEGV || signo == SIGTRAP) && real_sigaction(signo, NULL, &current) == 0 &&
+        (current.sa_flags & SA_SIGINFO)) {
+        if (signo == SIGSEGV && current.sa_sigaction == on_fault)
+            kept = &state->previous_action;
+        else if (signo == SIGTRAP && current.sa_sigaction == on_trap)
+            kept = &state->previous_trap_action;
+    }
+    if (!kept) {
+        if (!next) {
+            errno = ENOSYS;
+            return -1;
+        }
+        return next(signo, action, old_action);
+    }
+    struct sigaction before = *kept;
+    if (action)
+        *kept = *action;
+    if (old_action)
+        *old_action = before;
+    return 0;
 }

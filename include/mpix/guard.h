@@ -18,7 +18,8 @@
  * The waiting happens in a SIGSEGV handler that finds the transfers covering the faulting
  * page. A fault on memory mpix did not protect goes to the handler that was installed
  * before (MPI's, the program's, or the default action), so a real crash still dies with
- * SIGSEGV.
+ * SIGSEGV. A SIGSEGV handler the program installs later with sigaction or signal takes
+ * that place and leaves guard's installed (libmpix defines both calls).
  *
  * @par Pages shared by several transfers
  * Protection is per page (usually 4 KiB), so transfers whose buffers share a page are

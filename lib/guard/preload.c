@@ -11,17 +11,6 @@
 
 #include "guard/preload.h"
 
-/* libmpix-pmpi.so's zcopy part (pmpi/zcopy.c) defines mpix_zcopy_route_<call> for the
- * calls it takes over when MPIX_PMPI names zcopy (and not guard, which takes the same
- * calls); in libmpix-guard.so these weak references stay null. */
-static int zcopy_on(void)
-{
-    int modules = mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT);
-    return (modules & MPIX_INTERPOSE_ZCOPY) && !(modules & MPIX_INTERPOSE_GUARD);
-}
-#define ZCOPY_ROUTE(name, params) __attribute__((weak, visibility("hidden"))) int mpix_zcopy_route_##name params
-#define ZCOPY_ROUTED(name) (mpix_zcopy_route_##name && zcopy_on())
-
 ZCOPY_ROUTE(Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm));
 ZCOPY_ROUTE(Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status));
 ZCOPY_ROUTE(Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
@@ -58,18 +47,7 @@ EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                                  recvtag, comm, status);
 }
 
-/* A fenced call: the guarded transfers complete first (fenced_code: their error is
- * reported once). Where zcopy routes the call, the route makes it. The large-count
- * twins (MPI_<call>_c) are in preload_large_count.c. */
-#define FENCED(name, params, args)                                                              \
-    ZCOPY_ROUTE(name, params);                                                                  \
-    EXPORT int MPI_##name params                                                                \
-    {                                                                                           \
-        int deferred_ = MPIX_Guard_complete_all();                                              \
-        int code_ = ZCOPY_ROUTED(name) ? mpix_zcopy_route_##name args : PMPI_##name args;       \
-        return fenced_code(code_, deferred_);                                                   \
-    }
-
+/* Fenced calls (guard/preload.h); their large-count twins are in preload_large_count.c. */
 /* Point to point */
 FENCED(Bsend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m), (b, c, t, d, g, m))
 FENCED(Ssend, (const void *b, int c, MPI_Datatype t, int d, int g, MPI_Comm m), (b, c, t, d, g, m))

@@ -3,8 +3,8 @@
  * every MPI_<call>_c whose int-count twin guard/preload.c guards or fences completes the
  * guarded transfers first, so that MPI never meets a protected page in them either.
  * The large-count sends and receives are not guarded themselves (MPI makes them as it
- * does), and the large-count window calls record the memory they expose, as their twins
- * do (guard/exposed.h). <mpix/guard_inject.h> has the same list; tools/guard_lists.py
+ * does; zcopy routes the receives, pmpi/zcopy.c), and the large-count window calls
+ * record the memory they expose, as their twins do (guard/exposed.h). <mpix/guard_inject.h> has the same list; tools/guard_lists.py
  * checks both files against it. MPICH's Fortran procedures for large counts call these
  * by their MPI_ names. */
 #include <mpi.h>
@@ -13,13 +13,6 @@
 #include "guard/preload.h"
 
 #if MPI_VERSION >= 4
-
-#define FENCED(name, params, args)                              \
-    EXPORT int MPI_##name params                                \
-    {                                                           \
-        int deferred_ = MPIX_Guard_complete_all();              \
-        return fenced_code(PMPI_##name args, deferred_);        \
-    }
 
 WINDOW_CREATED(Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                               MPI_Win *win),

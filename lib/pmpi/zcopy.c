@@ -10,6 +10,8 @@
 
 #include "common/interpose.h"
 
+#include <limits.h>
+
 #define EXPORT __attribute__((visibility("default")))
 #define ROUTE __attribute__((visibility("hidden")))
 
@@ -160,3 +162,54 @@ EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *st
     return zcopy_on() ? mpix_interpose_zcopy_request_get_status(request, flag, status)
                       : PMPI_Request_get_status(request, flag, status);
 }
+
+#if MPI_VERSION >= 4
+/* MPI-4's large-count receives (guard/preload_large_count.c): one for at most INT_MAX
+ * elements is zcopy's, as its int-count twin is, since a zero-copy header may land there
+ * as anywhere; a larger one, or one with a count MPI rejects, is MPI's. */
+static int fits(MPI_Count count)
+{
+    return count >= 0 && count <= INT_MAX;
+}
+
+ROUTE int mpix_zcopy_route_Recv_c(void *b, MPI_Count c, MPI_Datatype t, int s, int g, MPI_Comm m, MPI_Status *st)
+{
+    return fits(c) ? mpix_interpose_zcopy_recv(b, (int)c, t, s, g, m, st) : PMPI_Recv_c(b, c, t, s, g, m, st);
+}
+
+ROUTE int mpix_zcopy_route_Irecv_c(void *b, MPI_Count c, MPI_Datatype t, int s, int g, MPI_Comm m, MPI_Request *r)
+{
+    return fits(c) ? mpix_interpose_zcopy_irecv(b, (int)c, t, s, g, m, r) : PMPI_Irecv_c(b, c, t, s, g, m, r);
+}
+
+ROUTE int mpix_zcopy_route_Recv_init_c(void *b, MPI_Count c, MPI_Datatype t, int s, int g, MPI_Comm m,
+                                       MPI_Request *r)
+{
+    return fits(c) ? mpix_interpose_zcopy_recv_init(b, (int)c, t, s, g, m, r) : PMPI_Recv_init_c(b, c, t, s, g, m, r);
+}
+
+ROUTE int mpix_zcopy_route_Sendrecv_c(const void *sb, MPI_Count sc, MPI_Datatype st, int d, int sg, void *rb,
+                                      MPI_Count rc, MPI_Datatype rt, int s, int rg, MPI_Comm m, MPI_Status *status)
+{
+    if (fits(sc) && fits(rc))
+        return mpix_interpose_zcopy_sendrecv(sb, (int)sc, st, d, sg, rb, (int)rc, rt, s, rg, m, status);
+    return PMPI_Sendrecv_c(sb, sc, st, d, sg, rb, rc, rt, s, rg, m, status);
+}
+
+ROUTE int mpix_zcopy_route_Sendrecv_replace_c(void *b, MPI_Count c, MPI_Datatype t, int d, int sg, int s, int rg,
+                                              MPI_Comm m, MPI_Status *st)
+{
+    return fits(c) ? mpix_interpose_zcopy_sendrecv_replace(b, (int)c, t, d, sg, s, rg, m, st)
+                   : PMPI_Sendrecv_replace_c(b, c, t, d, sg, s, rg, m, st);
+}
+
+ROUTE int mpix_zcopy_route_Mrecv_c(void *b, MPI_Count c, MPI_Datatype t, MPI_Message *msg, MPI_Status *st)
+{
+    return fits(c) ? mpix_interpose_zcopy_mrecv(b, (int)c, t, msg, st) : PMPI_Mrecv_c(b, c, t, msg, st);
+}
+
+ROUTE int mpix_zcopy_route_Imrecv_c(void *b, MPI_Count c, MPI_Datatype t, MPI_Message *msg, MPI_Request *r)
+{
+    return fits(c) ? mpix_interpose_zcopy_imrecv(b, (int)c, t, msg, r) : PMPI_Imrecv_c(b, c, t, msg, r);
+}
+#endif

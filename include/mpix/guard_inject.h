@@ -40,19 +40,22 @@ static MPIX_INLINE_ int mpix_guard_fenced_(int code)
     return code != MPI_SUCCESS ? code : deferred;
 }
 
-/* Windows: the memory they expose is recorded after the call (libmpix), so that guarded
- * transfers on it finish in their call; the MPI call's own code first. */
+/* Windows: the guarded transfers on memory given to MPI_Win_create are finished before
+ * the call, and the memory a window exposes is recorded after it (libmpix), so that
+ * guarded transfers on it finish in their call; the MPI call's own code first. */
 #ifdef __cplusplus
 extern "C" {
 #endif
+void mpix_interpose_window_exposing(const void *base, MPI_Aint size);
 int mpix_interpose_window_created(int rc, const MPI_Win *win);
 int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base, MPI_Aint size);
 int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);
 #ifdef __cplusplus
 }
 #endif
-#define MPI_Win_create(base, size, disp_unit, info, comm, win) \
-    mpix_interpose_window_created(MPI_Win_create(base, size, disp_unit, info, comm, win), win)
+#define MPI_Win_create(base, size, disp_unit, info, comm, win)  \
+    (mpix_interpose_window_exposing(base, size),                \
+     mpix_interpose_window_created(MPI_Win_create(base, size, disp_unit, info, comm, win), win))
 #define MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win) \
     mpix_interpose_window_created(MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win), win)
 #define MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win) \
@@ -247,8 +250,9 @@ int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);
 /* MPI-4's large-count calls: those of the calls above, fenced (their sends and receives
  * are not guarded), and the window calls recording what they expose. */
 #if MPI_VERSION >= 4
-#define MPI_Win_create_c(base, size, disp_unit, info, comm, win) \
-    mpix_interpose_window_created(MPI_Win_create_c(base, size, disp_unit, info, comm, win), win)
+#define MPI_Win_create_c(base, size, disp_unit, info, comm, win)  \
+    (mpix_interpose_window_exposing(base, size),                  \
+     mpix_interpose_window_created(MPI_Win_create_c(base, size, disp_unit, info, comm, win), win))
 #define MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win) \
     mpix_interpose_window_created(MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win), win)
 #define MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win) \

@@ -36,6 +36,10 @@ __attribute__((visibility("default"))) void mpix_interpose_guard_release(const v
  * succeeded) or attached or detached memory, record the memory other processes reach
  * (lib/guard/exposed.h). The call's own code, else the recording's. */
 __attribute__((visibility("default"))) int mpix_interpose_window_created(int rc, const MPI_Win *win);
+/* guard: before MPI_Win_create exposes @size bytes at @base (other processes may reach
+ * them once the collective call has begun), finish the guarded transfers on them.
+ * mpix_interpose_window_attached does the same for attached memory. */
+__attribute__((visibility("default"))) void mpix_interpose_window_exposing(const void *base, MPI_Aint size);
 __attribute__((visibility("default"))) int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base,
                                                                           MPI_Aint size);
 __attribute__((visibility("default"))) int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base);

@@ -160,9 +160,20 @@ MPIX_API int mpix_interpose_window_created(int rc, const MPI_Win *win)
     return rc == MPI_SUCCESS && *win != MPI_WIN_NULL ? mpix_guard_expose_window(*win) : rc;
 }
 
+MPIX_API void mpix_interpose_window_exposing(const void *base, MPI_Aint size)
+{
+    if (base && size > 0)
+        mpix_interpose_guard_release(base, (size_t)size);
+}
+
+/* Attached memory is reached by others only once this process tells them where it is,
+ * after the call: its guarded transfers are finished before the call returns. */
 MPIX_API int mpix_interpose_window_attached(int rc, MPI_Win win, const void *base, MPI_Aint size)
 {
-    return rc == MPI_SUCCESS ? mpix_guard_expose_memory(win, base, size, 1) : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    mpix_interpose_window_exposing(base, size);
+    return mpix_guard_expose_memory(win, base, size, 1);
 }
 
 MPIX_API int mpix_interpose_window_detached(int rc, MPI_Win win, const void *base)

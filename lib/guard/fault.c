@@ -60,6 +60,17 @@ static int real_sigaction(int signo, const struct sigaction *action, struct siga
     return function(signo, action, old_action);
 }
 
+/* The default action for @signo, which the signal raised again (or the faulting access
+ * run again) then takes. */
+static void restore_default(int signo)
+{
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    real_sigaction(signo, &default_action, NULL);
+}
+
 enum { SIGNAL_STACK_BYTES = 256 * 1024, MAX_CHAINS = 16, FOREIGN_RETRIES = 1000, LIST_STEPS = 1 << 16 };
 
 typedef struct fault_selection {
@@ -112,11 +123,7 @@ static void pass_on(mpix_guard_state *state, int signo, siginfo_t *info, void *c
         return;
     /* Default action: returning re-executes the access, which now kills the process with
      * the same signal (a SIGSEGV from a fault cannot be ignored). */
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof default_action);
-    default_action.sa_handler = SIG_DFL;
-    sigemptyset(&default_action.sa_mask);
-    real_sigaction(signo, &default_action, NULL);
+    restore_default(signo);
 }
 
 /* Consecutive faults of this thread on pages no transfer covers. */
@@ -214,11 +221,7 @@ static void on_trap(int signo, siginfo_t *info, void *context)
     struct sigaction *previous = state ? &state->previous_trap_action : NULL;
     if (call_previous(previous, signo, info, context) || (previous && previous->sa_handler == SIG_IGN))
         return;
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof default_action);
-    default_action.sa_handler = SIG_DFL;
-    sigemptyset(&default_action.sa_mask);
-    real_sigaction(signo, &default_action, NULL);
+    restore_default(signo);
     raise(signo);
 }
 

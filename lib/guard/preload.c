@@ -297,13 +297,13 @@ FENCED(Rget_accumulate, (const void *ob, int oc, MPI_Datatype ot, void *rb, int 
  * their call (guard/exposed.h): other processes reach it without this process touching
  * it. libmpix-pmpi.so's storage part defines the calls under the #ifndef, recording too. */
 WINDOW_CREATED(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win),
-               (base, size, disp_unit, info, comm, win))
+               (base, size, disp_unit, info, comm, win), EXPOSING(base, size))
 #ifndef MPIX_INTERPOSE_WITH_STORAGE
 WINDOW_CREATED(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
-               (size, disp_unit, info, comm, baseptr, win))
+               (size, disp_unit, info, comm, baseptr, win), NOTHING_EXPOSED)
 WINDOW_CREATED(Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                      MPI_Win *win),
-               (size, disp_unit, info, comm, baseptr, win))
+               (size, disp_unit, info, comm, baseptr, win), NOTHING_EXPOSED)
 EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     int rc = PMPI_Win_attach(win, base, size);

@@ -48,13 +48,19 @@ static inline int fenced_code(int code, int deferred)
         return fenced_code(code_, deferred_);                                                   \
     }
 
-/* A call that makes a window, its last parameter `MPI_Win *win`: MPI makes it, then the
- * memory the window exposes in this process is recorded for guard (guard/exposed.h). */
-#define WINDOW_CREATED(name, params, args)                                      \
+/* A call that makes a window, its last parameter `MPI_Win *win`: @exposing runs first
+ * (the guarded transfers on memory the program gives it are finished), MPI makes it,
+ * then the memory the window exposes in this process is recorded for guard
+ * (guard/exposed.h). */
+#define WINDOW_CREATED(name, params, args, exposing)                            \
     EXPORT int MPI_##name params                                                \
     {                                                                           \
+        if (guard_on())                                                         \
+            exposing;                                                           \
         int code_ = PMPI_##name args;                                           \
         return guard_on() ? mpix_interpose_window_created(code_, win) : code_;  \
     }
+#define NOTHING_EXPOSED ((void)0)   /* memory MPI allocates */
+#define EXPOSING(base, size) mpix_interpose_window_exposing(base, size)
 
 #endif

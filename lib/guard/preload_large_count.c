@@ -16,13 +16,13 @@
 
 WINDOW_CREATED(Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                               MPI_Win *win),
-               (base, size, disp_unit, info, comm, win))
+               (base, size, disp_unit, info, comm, win), EXPOSING(base, size))
 WINDOW_CREATED(Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                 MPI_Win *win),
-               (size, disp_unit, info, comm, baseptr, win))
+               (size, disp_unit, info, comm, baseptr, win), NOTHING_EXPOSED)
 WINDOW_CREATED(Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                                        MPI_Win *win),
-               (size, disp_unit, info, comm, baseptr, win))
+               (size, disp_unit, info, comm, baseptr, win), NOTHING_EXPOSED)
 
 FENCED(Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm),
        (buf, count, datatype, dest, tag, comm))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the interposition libraries' MPI wrappers share (guard/preload.c,
- * guard/preload_large_count.c, pmpi/storage.c): exporting a wrapper, whether guard or
- * zcopy's routes are on in this library, fenced calls and the calls that make windows. */
+ * guard/preload_large_count.c, pmpi/storage.c, pmpi/zcopy.c): exporting a wrapper,
+ * whether guard or zcopy's routes are on in this library, fenced calls and the calls
+ * that make windows. */
 #ifndef MPIX_GUARD_PRELOAD_H
 #define MPIX_GUARD_PRELOAD_H
 

@@ -9,17 +9,11 @@
 #include <mpi.h>
 
 #include "common/interpose.h"
+#include "guard/preload.h"
 
 #include <limits.h>
 
-#define EXPORT __attribute__((visibility("default")))
 #define ROUTE __attribute__((visibility("hidden")))
-
-static int zcopy_on(void)
-{
-    int modules = mpix_interpose_modules(MPIX_INTERPOSE_DEFAULT);
-    return (modules & MPIX_INTERPOSE_ZCOPY) && !(modules & MPIX_INTERPOSE_GUARD);
-}
 
 /* Whether pmpi/fortran_requests.c wraps the MPI's Fortran receives and completions. */
 #ifdef MPIX_FORTRAN_REQUESTS_WRAPPED

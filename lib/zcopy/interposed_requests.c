@@ -318,11 +318,12 @@ static int complete_some(int count, MPI_Request requests[], int *outcount, int i
                     continue;
                 one_rc = complete(state, &requests[i], status);
             } else {
-                /* MPI's own request: MPI_Testany tells an inactive persistent one (index
-                 * MPI_UNDEFINED) from one still running, and completes a finished one. */
+                /* MPI's own request: MPI_Testany tells an inactive persistent one (flag
+                 * set, index MPI_UNDEFINED) from one still running (flag clear, index
+                 * MPI_UNDEFINED too), and completes a finished one. */
                 int index;
                 one_rc = PMPI_Testany(1, &requests[i], &index, &flag, status);
-                if (one_rc == MPI_SUCCESS && index == MPI_UNDEFINED)
+                if (one_rc == MPI_SUCCESS && flag && index == MPI_UNDEFINED)
                     continue;
                 active++;
                 if (one_rc == MPI_SUCCESS && !flag)

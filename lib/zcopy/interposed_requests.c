@@ -198,6 +198,15 @@ MPIX_API int mpix_interpose_zcopy_test(MPI_Request *request, int *flag, MPI_Stat
     return rc;
 }
 
+/* The status MPI gives for a null or inactive request: empty. */
+static void set_empty(MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE)
+        return;
+    status->MPI_ERROR = MPI_SUCCESS;
+    (void)mpix_status_nothing(status, MPI_ANY_SOURCE, MPI_ANY_TAG);   /* a status of the caller's: cannot fail */
+}
+
 /* Completes every request of @requests that is complete (@all: only if all are), into
  * @statuses; *@completed: how many, their indices in @indices (unless NULL). */
 static int complete_ready(mpix_zcopy_interposed *state, int count, MPI_Request requests[], MPI_Status statuses[],
@@ -217,8 +226,11 @@ static int complete_ready(mpix_zcopy_interposed *state, int count, MPI_Request r
         *ready_all = *ready_all && flag;
     }
     for (int i = 0; rc == MPI_SUCCESS && i < count && (!all || *ready_all); i++) {
-        if (!ready[i])
+        if (!ready[i]) {   /* with @all, a null handle's status is empty, as MPI_Wait's */
+            if (all && requests[i] == MPI_REQUEST_NULL && statuses != MPI_STATUSES_IGNORE)
+                set_empty(&statuses[i]);
             continue;
+        }
         MPI_Status *status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[all ? i : *completed];
         int one_rc = complete(state, &requests[i], status);
         if (one_rc != MPI_SUCCESS) {
@@ -267,15 +279,6 @@ MPIX_API int mpix_interpose_zcopy_testall(int count, MPI_Request requests[], int
     int completed, rc = complete_ready(state, count, requests, statuses, 1, &completed, NULL, flag);
     pthread_mutex_unlock(&state->lock);
     return rc;
-}
-
-/* What MPI_Waitany and MPI_Testany give when no request is active: an empty status. */
-static void set_empty(MPI_Status *status)
-{
-    if (status == MPI_STATUS_IGNORE)
-        return;
-    status->MPI_ERROR = MPI_SUCCESS;
-    (void)mpix_status_nothing(status, MPI_ANY_SOURCE, MPI_ANY_TAG);   /* a status of the caller's: cannot fail */
 }
 
 /* Waitany, Testany, Waitsome, Testsome: @some: every complete one, else the first.

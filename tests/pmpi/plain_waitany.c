@@ -5,7 +5,8 @@
  * neighbour and three one-int receives, its left neighbour sends the small messages a
  * little later, one by one, and only then are the halos exchanged (nonblocking send,
  * MPI_Wait). MPI_Waitany and its kin must wait for the small receives that are still
- * running and never say that no request is active. It checks every value and exits
+ * running and never say that no request is active, and MPI_Waitall gives null handles
+ * empty statuses beside the halos'. It checks every value and exits
  * non-zero on a wrong one or a premature MPI_UNDEFINED; rank 0 prints one line. Run
  * under MPIX_PMPI=zcopy (preload_zcopy.sh) the halos go zero-copy and the posted halo
  * receive is one zcopy tracks. */
@@ -81,8 +82,19 @@ int main(int argc, char **argv)
         for (int k = 0; k < SMALL; k++)
             expect(values[k] == round * 10 + k, "a small message wrong", round);
         MPI_Isend(grid, 1, block, right, 0, MPI_COMM_WORLD, &halo_send);
-        MPI_Wait(&halo_receive, MPI_STATUS_IGNORE);
-        MPI_Wait(&halo_send, MPI_STATUS_IGNORE);
+        /* The halos and two null handles: those get empty statuses. */
+        MPI_Request last[4] = { halo_receive, halo_send, MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+        MPI_Status statuses[4];
+        for (int k = 0; k < 4; k++)
+            statuses[k].MPI_SOURCE = statuses[k].MPI_TAG = 12345;
+        MPI_Waitall(4, last, statuses);
+        expect(statuses[0].MPI_SOURCE == left && statuses[0].MPI_TAG == 0, "the halo's status wrong", round);
+        for (int k = 2; k < 4; k++) {
+            int elements = -1;
+            MPI_Get_count(&statuses[k], MPI_INT, &elements);
+            expect(statuses[k].MPI_SOURCE == MPI_ANY_SOURCE && statuses[k].MPI_TAG == MPI_ANY_TAG && elements == 0,
+                   "a null request's status is not empty", round);
+        }
         MPI_Type_free(&block);
         for (int row = 0; row < ROWS; row++)
             for (int column = 0; column < BLOCK; column++) {

@@ -56,10 +56,11 @@ static inline int fenced_code(int code, int deferred)
 #define WINDOW_CREATED(name, params, args, exposing)                            \
     EXPORT int MPI_##name params                                                \
     {                                                                           \
-        if (guard_on())                                                         \
+        int guarded_ = guard_on();                                              \
+        if (guarded_)                                                           \
             exposing;                                                           \
         int code_ = PMPI_##name args;                                           \
-        return guard_on() ? mpix_interpose_window_created(code_, win) : code_;  \
+        return guarded_ ? mpix_interpose_window_created(code_, win) : code_;    \
     }
 #define NOTHING_EXPOSED ((void)0)   /* memory MPI allocates */
 #define EXPOSING(base, size) mpix_interpose_window_exposing(base, size)

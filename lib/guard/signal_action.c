@@ -4,41 +4,28 @@
  * (fault.c, mpix_interpose_guard_sigaction); every other call is the C library's. The
  * real functions are the next definitions after this object's (dlsym RTLD_NEXT). Built
  * into libmpix and into libmpix-guard.so and libmpix-pmpi.so, as thread_create.c is. */
-#include "common/interpose.h"
+#include "libc_wrapper.h"
 
-#include <dlfcn.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <string.h>
 
 typedef void signal_handler(int);
 typedef signal_handler *signal_function(int, signal_handler *);
 
-static void *next_definition(const char *name, _Atomic(void *) *cache)
-{
-    void *function = atomic_load_explicit(cache, memory_order_acquire);
-    if (!function) {
-        function = dlsym(RTLD_NEXT, name);
-        atomic_store_explicit(cache, function, memory_order_release);
-    }
-    return function;
-}
-
-__attribute__((visibility("default"))) int sigaction(int signo, const struct sigaction *action,
-                                                     struct sigaction *old_action)
+EXPORTED int sigaction(int signo, const struct sigaction *action, struct sigaction *old_action)
 {
     static _Atomic(void *) next;
-    return mpix_interpose_guard_sigaction((mpix_sigaction_function *)next_definition("sigaction", &next), signo,
-                                          action, old_action);
+    return mpix_interpose_guard_sigaction((mpix_sigaction_function *)mpix_next_definition("sigaction", &next),
+                                          signo, action, old_action);
 }
 
 /* signal() is the C library's own for every other signal; for these two it is sigaction
  * with the C library's semantics (the signal blocked in its handler, calls restarted). */
-__attribute__((visibility("default"))) signal_handler *signal(int signo, signal_handler *handler)
+EXPORTED signal_handler *signal(int signo, signal_handler *handler)
 {
     static _Atomic(void *) next;
     if (signo != SIGSEGV && signo != SIGTRAP) {
-        signal_function *next_signal = (signal_function *)next_definition("signal", &next);
+        signal_function *next_signal = (signal_function *)mpix_next_definition("signal", &next);
         return next_signal ? next_signal(signo, handler) : SIG_ERR;
     }
     struct sigaction action, old_action;

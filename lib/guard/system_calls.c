@@ -19,8 +19,6 @@
 #undef _FORTIFY_SOURCE
 #include "libc_wrapper.h"
 
-#include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -72,16 +70,8 @@ static void finish_message(const struct msghdr *message)
 
 /* The real function @name of type @type, looked up at its first call. */
 #define NEXT(type, name)                                                                    \
-    static _Atomic(type *) next_##name;                                                     \
-    static type *real_##name(void)                                                          \
-    {                                                                                       \
-        type *next = atomic_load_explicit(&next_##name, memory_order_acquire);              \
-        if (!next) {                                                                        \
-            next = (type *)dlsym(RTLD_NEXT, #name);                                         \
-            atomic_store_explicit(&next_##name, next, memory_order_release);                \
-        }                                                                                   \
-        return next;                                                                        \
-    }
+    static _Atomic(void *) next_##name;                                                     \
+    static type *real_##name(void) { return (type *)mpix_next_definition(#name, &next_##name); }
 
 /* A wrapper of @name (@result, @params, called with @args) that first finishes the
  * guarded transfers needing what @finish names. */

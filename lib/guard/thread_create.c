@@ -5,20 +5,13 @@
  * functions link it ahead of the C library) and into libmpix-guard.so and
  * libmpix-pmpi.so, which LD_PRELOAD puts ahead of it where libmpix, their dependency,
  * would come after. */
-#include "common/interpose.h"
+#include "libc_wrapper.h"
 
-#include <dlfcn.h>
-#include <stdatomic.h>
-
-static _Atomic(mpix_thread_create_function *) next_create;
-
-__attribute__((visibility("default"))) int pthread_create(pthread_t *thread, const pthread_attr_t *attributes,
-                                                          void *(*start)(void *), void *argument)
+EXPORTED int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *),
+                            void *argument)
 {
-    mpix_thread_create_function *next = atomic_load_explicit(&next_create, memory_order_acquire);
-    if (!next) {
-        next = (mpix_thread_create_function *)dlsym(RTLD_NEXT, "pthread_create");
-        atomic_store_explicit(&next_create, next, memory_order_release);
-    }
-    return mpix_interpose_guard_thread_create(next, thread, attributes, start, argument);
+    static _Atomic(void *) next;
+    return mpix_interpose_guard_thread_create(
+        (mpix_thread_create_function *)mpix_next_definition("pthread_create", &next), thread, attributes, start,
+        argument);
 }

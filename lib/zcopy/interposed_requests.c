@@ -28,26 +28,21 @@ static mpix_interposed_send *find_send(mpix_zcopy_interposed *state, MPI_Request
     return entry;
 }
 
-/* Whether other threads of the program may be in MPI (MPI_THREAD_MULTIPLE). */
-static int threads_in_mpi(void)
-{
-    int provided = MPI_THREAD_SINGLE;
-    return PMPI_Query_thread(&provided) == MPI_SUCCESS && provided == MPI_THREAD_MULTIPLE;
-}
-
-/* Reads @entry's message once MPI has completed it. Called with the state locked: with
- * threads in MPI it never asks the sender to help, since waiting for the sender here
- * would hold the lock its peer's sending thread may be waiting for in the same way. */
+/* Reads @entry's message once MPI has completed it. Called with the state locked: where
+ * other threads may be in MPI (the process's one_caller setting clear) it never asks the
+ * sender to help, since waiting for the sender here would hold the lock its peer's
+ * sending thread may be waiting for in the same way. */
 static void inspect_receive(mpix_interposed_receive *entry, int may_ask_help)
 {
     if (entry->inspected || !entry->active)
         return;
-    if (may_ask_help && threads_in_mpi())
-        may_ask_help = 0;
     int flag = 0;
     MPI_Status status;
     if (PMPI_Request_get_status(entry->request, &flag, &status) != MPI_SUCCESS || !flag)
         return;   /* an error shows when the program completes the request */
+    mpix_zcopy_process *process = NULL;
+    if (may_ask_help && (!mpix_interposed_state(&process) || !process->settings.one_caller))
+        may_ask_help = 0;
     entry->inspected = 1;
     entry->bytes = -1;
     int rc;

@@ -118,15 +118,11 @@ extern "C" {
  * @return MPI_SUCCESS or an error code raised on @p comm, once: an undecodable datatype
  *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner); what MPI_Send itself rejects
  *         (a negative count, a bad rank, tag or communicator, an uncommitted datatype)
- *         MPI's error, raised by MPI. With MPICH, a message of up to
- *         16 KiB is MPI_Send's own call, and its error MPI_Send's; with Open MPI, an
- *         error MPI finds in a message of up to 2 KiB is MPI_Send's too.
- * @par Complexity with MPICH, a message of up to 16 KiB: MPI_Send's, plus the datatype's
- *      size and the communicator's state, found without an attribute lookup when the
- *      thread's previous call used the same communicator. With Open MPI, up to 2 KiB:
- *      one MPI_Send of a header (24 bytes once the peer is known, else 200) and the
- *      data, copied into one buffer (with memcpy where the data is one run of bytes,
- *      else MPI_Pack).
+ *         MPI's error, raised by MPI. A message of up to 16 KiB is MPI_Send's own
+ *         call, and its error MPI_Send's.
+ * @par Complexity a message of up to 16 KiB: MPI_Send's, plus the datatype's size and
+ *      the communicator's state, found without an attribute lookup when the thread's
+ *      previous call used the same communicator.
  * @par Complexity first zero-copy send of a (datatype, count): O(blocks) to flatten;
  *      afterwards O(1) to find the layout. Data: one copy, shared between receiver and
  *      sender for messages of at least `MPIX_ZCOPY_SPLIT_BYTES`. The way (zero-copy, or
@@ -155,11 +151,9 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @param comm     the communicator of the sender's MPIX_Send_zcopy
  * @param status   MPI_STATUS_IGNORE or the status to fill
  * @return MPI_SUCCESS or an error code raised on @p comm, once (as MPIX_Send_zcopy;
- *         with MPICH, a receive for up to 16 KiB is MPI_Recv's own call; with Open MPI,
- *         an error MPI finds in a receive for up to 2 KiB is MPI_Recv's).
- * @par Complexity with MPICH, a receive for up to 16 KiB: MPI_Recv's, plus what
- *      MPIX_Send_zcopy adds to MPI_Send. With Open MPI, for up to 2 KiB: one MPI_Recv
- *      into a buffer on the stack, the header and data copied out of it.
+ *         a receive for up to 16 KiB is MPI_Recv's own call).
+ * @par Complexity a receive for up to 16 KiB: MPI_Recv's, plus what MPIX_Send_zcopy
+ *      adds to MPI_Send.
  * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or
  *      coalesced spans, no layout transfer; a new sender layout is read once from the
  *      sender's memory (16 bytes a block).
@@ -175,20 +169,12 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  * the envelope goes out before the call returns.
  * @par Progress
  * Requests complete in the program's own MPI calls, at any thread level, as MPI's do.
- * With Open MPI (requests completed in its progress, the default), up to 2 KiB of
- * data (and MPIX_ZCOPY_EAGER_BYTES), not at MPI_BOTTOM, is copied with its header into
- * a buffer of the library's and sent from there: @p request is complete when the call
- * returns, as after a send that MPI buffers, and errors of the transfer reach only
- * @p comm's error handler. Above that @p request is MPI's own and MPI_Cancel is MPI's:
- * through MPI, the MPI_Isend of a header and the data; zero-copy (below
- * MPI_THREAD_MULTIPLE, for a datatype whose blocking sends found zero-copy 1.5 times
- * faster than MPI's datatype engine and whose blocks average 2 KiB or more), an
- * MPI_Issend of a copy of the header that the receiver receives once it has read the
- * data. With MPICH @p request
- * is a generalized request whose poll and wait functions (MPIX_Grequest_start) make the
- * progress in MPI_Test and MPI_Wait*; a zero-copy message completes once its receiver
- * has read it, and MPI_Cancel has no effect; a message of up to 16 KiB is MPI's own
- * MPI_Isend, request included. A nonblocking send never asks its receiver to share the
+ * A message of up to 16 KiB is MPI's own MPI_Isend, request included. Above that
+ * @p request is a generalized request completed by a pass over the process's pending
+ * calls, which MPI runs: with MPICH the request's poll and wait functions
+ * (MPIX_Grequest_start) in MPI_Test and MPI_Wait*, with Open MPI its progress engine in
+ * any MPI call that makes progress; a zero-copy message completes once its receiver
+ * has read it, and MPI_Cancel has no effect. A nonblocking send never asks its receiver to share the
  * copy. A request freed with MPI_Request_free before it completed goes on (the buffer is
  * the caller's again only when the receiver says it has the data).
  * @param buf      data, not to be modified until the request completes
@@ -202,9 +188,7 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  *         ::MPIX_ERRKIND_ARGUMENT for a NULL @p request. Errors of the transfer come back
  *         from MPI_Wait and in the status's MPI_ERROR (not for a send complete at once).
  * @par Complexity as MPIX_Send_zcopy, minus the copy the receiver would ask the sender
- *      to share; a zero-copy message costs one more small message (Open MPI); a small
- *      one (Open MPI) one copy of its data, and a test of earlier small sends' MPI
- *      requests still pending.
+ *      to share.
  */
 int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request *request);
@@ -215,10 +199,9 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  *
  * Receives posted on one communicator match in posting order, as MPI's do: a receive
  * waits while one posted before it (nonblocking, by this process) could take the same
- * message, and a blocking MPIX_Recv_zcopy waits for those too. With Open MPI the receive
- * is posted to MPI at once (or once the earlier one is through) and finished inside
- * MPI's progress, in whatever MPI call the program makes: a zero-copy message from a
- * blocking sender is copied straight into @p buf there. With MPICH the request's poll
+ * message, and a blocking MPIX_Recv_zcopy waits for those too. With Open MPI the
+ * receive is matched and read by a pass that Open MPI's progress engine runs, in
+ * whatever MPI call of the program makes progress. With MPICH the request's poll
  * and wait functions match and read the message in MPI_Test and MPI_Wait* given this
  * request (or another zcopy request of the process) and in zcopy's own calls, and in no
  * other MPI call (MPI_Request_get_status included): a sender blocked on the match (its
@@ -227,10 +210,7 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * others before such a call. A
  * receive for less than 1031 bytes that no earlier receive waits before is MPI's own
  * MPI_Irecv, request included. MPI_Cancel
- * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so);
- * with Open MPI, one already posted to MPI only if its source is MPI_ANY_SOURCE or the
- * calling rank (else MPI_Cancel returns MPI_ERR_UNSUPPORTED_OPERATION and the receive
- * goes on).
+ * ends a receive that has not matched a message yet (MPI_Test_cancelled then says so).
  * @param buf      where the data goes, not to be read until the request completes
  * @param count    elements the buffer holds, >= 0
  * @param datatype any committed datatype (it may be freed once the call returned)

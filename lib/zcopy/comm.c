@@ -75,9 +75,9 @@ static int delete_zcopy_state(MPI_Comm comm, int keyval, void *value, void *extr
 {
     (void)comm, (void)keyval, (void)extra;
     mpix_zcopy_comm *zc = value;
-    /* MPI_Comm_free lets pending operations complete: the progress thread, the callbacks
-     * MPI's progress runs (hook.c) or the passes of MPICH's poll functions still use the
-     * communicator (valid until this returns) and this state for them. */
+    /* MPI_Comm_free lets pending operations complete: the passes of the progress thread
+     * or of MPI's progress still use the communicator (valid until this returns) and
+     * this state for them. */
     for (unsigned long poll = 0; atomic_load_explicit(&zc->requests_pending, memory_order_acquire) > 0; poll++) {
         if (poll % 64 == 0) { /* progress for them; a failure shows in their calls */
             (void)mpix_mpi_progress();

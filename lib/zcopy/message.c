@@ -127,9 +127,7 @@ int mpix_zcopy_isend_packed(const mpix_zcopy_header *header, const void *buf, in
                             int dest, int tag, MPI_Comm comm, int native, char **packed, MPI_Request *request,
                             int *copied)
 {
-    /* Always the whole header: a nonblocking receive completed in MPI's progress (hook.c)
-     * takes it with the data in place, where data after a short header must be moved
-     * (a halo of 800-byte faces, Open MPI: 1.70-1.72 us an exchange against 2.00-2.02). */
+    /* Always the whole header: the receive reads it with the data in place. */
     int length, rc = pack_message(header, buf, count, datatype, comm, native, 0, NULL, packed, &length, copied);
     if (rc == MPI_SUCCESS && (rc = PMPI_Isend(*packed, length, MPI_PACKED, dest, tag, comm, request)) != MPI_SUCCESS) {
         free(*packed);

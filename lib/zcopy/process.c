@@ -57,7 +57,6 @@ static void process_destroy(void *state)
     mpix_zcopy_process *process = state;
     mpix_zcopy_folder_destroy(process->folder);
     mpix_zcopy_progress_destroy(process->progress);
-    mpix_zcopy_hooks_destroy(process);
     mpix_zcopy_handover_destroy(process);
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);

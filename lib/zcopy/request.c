@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPIX_Isend_zcopy and MPIX_Irecv_zcopy where MPI's own progress cannot complete them
- * (hook.c; MPICH, or MPIX_ZCOPY_PROGRESS=thread): generalized requests
- * (MPI_Grequest_start) that a progress thread of the process completes, so that MPI_Wait,
- * MPI_Waitall and MPI_Test finish them like any request.
+/* MPIX_Isend_zcopy and MPIX_Irecv_zcopy: generalized requests (MPI_Grequest_start) that
+ * a pass over the process's pending calls completes, so that MPI_Wait, MPI_Waitall and
+ * MPI_Test finish them like any request. MPI runs the pass where it lets a library in
+ * (MPICH's poll functions, Open MPI's progress engine: polled below), else a progress
+ * thread of the process does (MPIX_ZCOPY_PROGRESS=thread).
  *
- * Why a thread: MPI-3 generalized requests have no progress callback, so MPI_Wait on one
+ * Why that: MPI-3 generalized requests have no progress callback, so MPI_Wait on one
  * returns only once someone calls MPI_Grequest_complete, and a zero-copy receive needs
  * this process to read the sender's memory after the sender's header has arrived, which
  * may be while the program sits in MPI_Waitall. A request whose status counted only the
@@ -28,6 +29,7 @@
 #include "common/self_state.h"
 #include "common/thread.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -59,7 +61,8 @@ typedef struct mpix_zcopy_request {
 } mpix_zcopy_request;
 
 struct mpix_zcopy_progress {
-    int polled;                   /* no thread: MPICH's poll and wait functions drive it */
+    int polled;                   /* no thread: MPI_Wait and MPI_Test drive it (polled_by_mpi) */
+    _Atomic int outstanding;      /* requests pending: an idle pass is one load */
     pthread_t thread;
     pthread_mutex_t lock;         /* guards pending, count, capacity, stop */
     pthread_mutex_t passing;      /* one progress_pass at a time; it owns snapshot */
@@ -165,7 +168,8 @@ static void finish(mpix_zcopy_request *request)
  * Returns the number finished. */
 static int progress_pass(mpix_zcopy_progress *progress)
 {
-    if (pthread_mutex_trylock(&progress->passing) != 0)
+    if (atomic_load_explicit(&progress->outstanding, memory_order_acquire) == 0 ||
+        pthread_mutex_trylock(&progress->passing) != 0)
         return 0;
     pthread_mutex_lock(&progress->lock);
     int count = progress->count;
@@ -198,6 +202,7 @@ static int progress_pass(mpix_zcopy_progress *progress)
             if (!progress->pending[i]->done)
                 progress->pending[kept++] = progress->pending[i];
         progress->count = kept;
+        atomic_store_explicit(&progress->outstanding, kept, memory_order_release);
         pthread_mutex_unlock(&progress->lock);
         for (int i = 0; i < count; i++)
             if (snapshot[i]->done)
@@ -268,12 +273,64 @@ static int wait_requests(int count, void **extra_states, double timeout, MPI_Sta
     }
     return MPI_SUCCESS;
 }
+#elif defined(OPEN_MPI)
+/* Open MPI's progress engine (opal_progress, which MPI_Wait, MPI_Test and every other
+ * call that waits run) calls the functions registered with it at each turn. It calls
+ * them without argument, so the process's requests are found here, set while the
+ * registration lasts (from the first nonblocking call to MPI_Finalize). A pass calls MPI,
+ * and so the engine again: that inner turn finds the pass running and returns. */
+typedef int (*opal_progress_callback)(void);
+static mpix_zcopy_progress *_Atomic opal_polled;
+static int (*opal_unregister)(opal_progress_callback);
+
+static int opal_turn(void)
+{
+    mpix_zcopy_progress *progress = atomic_load_explicit(&opal_polled, memory_order_acquire);
+    return progress ? progress_pass(progress) : 0;
+}
+
+/* @name in Open MPI's runtime library: in the process's global scope, or in the library
+ * itself where a program loaded MPI with RTLD_LOCAL (Open MPI 4: .so.40, 5: .so.80). */
+static void *opal_symbol(const char *name)
+{
+    void *symbol = dlsym(RTLD_DEFAULT, name);
+    static const char *const libraries[] = { "libopen-pal.so.40", "libopen-pal.so.80" };
+    for (size_t i = 0; !symbol && i < sizeof libraries / sizeof *libraries; i++) {
+        void *library = dlopen(libraries[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (library) {
+            symbol = dlsym(library, name);
+            dlclose(library); /* loaded by MPI, which keeps it */
+        }
+    }
+    return symbol;
+}
+
+/* 1 when Open MPI's engine now drives @progress, 0 where this Open MPI offers no way. */
+static int polled_by_mpi(mpix_zcopy_progress *progress)
+{
+    int (*do_register)(opal_progress_callback) = (int (*)(opal_progress_callback))opal_symbol("opal_progress_register");
+    opal_unregister = (int (*)(opal_progress_callback))opal_symbol("opal_progress_unregister");
+    if (!do_register || !opal_unregister)
+        return 0;
+    atomic_store_explicit(&opal_polled, progress, memory_order_release);
+    if (do_register(opal_turn) != 0) {
+        atomic_store_explicit(&opal_polled, NULL, memory_order_release);
+        return 0;
+    }
+    return 1;
+}
 #endif
 
 void mpix_zcopy_progress_destroy(mpix_zcopy_progress *progress)
 {
     if (!progress)
         return;
+#if defined(OPEN_MPI)
+    if (progress->polled) {
+        (void)opal_unregister(opal_turn);
+        atomic_store_explicit(&opal_polled, NULL, memory_order_release);
+    }
+#endif
     if (!progress->polled) {
         pthread_mutex_lock(&progress->lock);
         progress->stop = 1;
@@ -321,6 +378,8 @@ static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)
         else {
 #if defined(MPICH_NUMVERSION)
             progress->polled = mode == 0;   /* MPIX_ZCOPY_PROGRESS=auto */
+#elif defined(OPEN_MPI)
+            progress->polled = mode == 0 && polled_by_mpi(progress);
 #endif
             pthread_mutex_init(&progress->lock, NULL);
             pthread_mutex_init(&progress->passing, NULL);
@@ -346,8 +405,6 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag)
 {
     if (atomic_load_explicit(&zc->requests_pending, memory_order_acquire) == 0)
         return 0;
-    if (mpix_zcopy_hooked_overlap(zc, source, tag))
-        return 1;
     mpix_zcopy_progress *progress = zc->process->progress;
     if (!progress)
         return 0;
@@ -364,7 +421,7 @@ int mpix_zcopy_requests_overlap(mpix_zcopy_comm *zc, int source, int tag)
 
 void mpix_zcopy_wait_earlier_receives(mpix_zcopy_comm *zc, int source, int tag)
 {
-    /* A receive completed inside MPI's progress (hook.c) needs this process in MPI. */
+    /* The earlier receives' pass runs in MPI's progress, or is poked here. */
     for (unsigned long poll = 0; mpix_zcopy_requests_overlap(zc, source, tag); poll++) {
         if (poll >= 64 && poll % 64 == 0) { /* only to make progress: a failure shows later */
             (void)mpix_mpi_progress();
@@ -490,6 +547,7 @@ static void request_post(mpix_zcopy_request *request, MPI_Request *handle)
         progress->capacity = capacity;
     }
     progress->pending[progress->count++] = request;
+    atomic_store_explicit(&progress->outstanding, progress->count, memory_order_release);
     pthread_cond_signal(&progress->wake);
     pthread_mutex_unlock(&progress->lock);
 }
@@ -585,15 +643,7 @@ int mpix_zcopy_irecv_complete(MPI_Request *handle, const MPI_Status *status, int
     return PMPI_Grequest_complete(*handle);
 }
 
-/* @comm's zcopy state and how its nonblocking calls complete: @hooks inside MPI's
- * progress (hook.c), else NULL: the pending requests' passes (below). */
-static int completion_of(MPI_Comm comm, mpix_zcopy_comm **zc, mpix_zcopy_hooks **hooks)
-{
-    int rc = mpix_zcopy_comm_get(comm, zc);
-    return rc == MPI_SUCCESS ? mpix_zcopy_hooks_get((*zc)->process, hooks) : rc;
-}
-
-/* Whether MPICH's poll functions drive this process's requests: then a nonblocking call
+/* Whether MPI's own waits and tests drive this process's requests: then a nonblocking call
  * that is MPI's own (mpix_zcopy_direct) needs nothing of its progress, which the first
  * nonblocking call sets up (progress_usable). */
 static int polled(const mpix_zcopy_comm *zc)
@@ -607,8 +657,7 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
-    if (request && MPIX_ZCOPY_RAW_MAX >= 0 &&
-        mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
+    if (request && mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size) &&
         mpix_zcopy_sends_raw(type_size * count) && polled(zc))
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, request);
     int rc = mpix_check_transfer("MPIX_Isend_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
@@ -618,16 +667,9 @@ MPIX_API int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype,
         return mpix_raise_comm(comm, mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Isend_zcopy: request is NULL"));
     if (dest == MPI_PROC_NULL) /* complete at once, with MPI's own status */
         return mpix_raise_comm(comm, PMPI_Isend(buf, count, datatype, MPI_PROC_NULL, tag, comm, request));
-    mpix_zcopy_hooks *hooks;
-    if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS ||
-        (hooks && (rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS))
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
-    if (hooks && mpix_zcopy_sends_small(zc, buf, type_size * count))
-        rc = mpix_zcopy_hooked_isend_small(zc, buf, count, datatype, type_size * count, dest, tag, comm, request);
-    else
-        rc = hooks ? mpix_zcopy_hooked_isend(buf, count, datatype, dest, tag, comm, request)
-                   : isend_checked(zc, buf, count, datatype, dest, tag, comm, request);
-    return mpix_raise_comm(comm, rc);
+    return mpix_raise_comm(comm, isend_checked(zc, buf, count, datatype, dest, tag, comm, request));
 }
 
 MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -636,8 +678,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     /* irecv_checked's raw case; MPI_PROC_NULL below, for MPI_Recv's status */
-    if (request && source != MPI_PROC_NULL && MPIX_ZCOPY_RAW_MAX >= 0 &&
-        mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
+    if (request && source != MPI_PROC_NULL && mpix_zcopy_direct(comm, count, datatype, source, MPIX_RECEIVING, &zc, &type_size) &&
         mpix_zcopy_takes_only_raw(type_size * count) && polled(zc) &&
         !mpix_zcopy_requests_overlap(zc, source, tag) && !mpix_zcopy_probed_waiting(zc))
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
@@ -649,8 +690,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     MPI_Status received = { .MPI_SOURCE = MPI_PROC_NULL, .MPI_TAG = MPI_ANY_TAG };
     if (source == MPI_PROC_NULL) /* MPI_Recv's status (some MPIs' MPI_Irecv give another) */
         return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, MPI_SUCCESS));
-    mpix_zcopy_hooks *hooks;
-    if ((rc = completion_of(comm, &zc, &hooks)) != MPI_SUCCESS)
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)
         return mpix_raise_comm(comm, rc);
     if (mpix_zcopy_probed_waiting(zc)) {
         /* A message a probe received: taken now, its error (a truncation) MPI_Wait's. */
@@ -659,7 +699,5 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
         if (taken)
             return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, received_rc));
     }
-    rc = hooks ? mpix_zcopy_hooked_irecv(zc, buf, count, datatype, source, tag, comm, request)
-               : irecv_checked(zc, buf, count, datatype, source, tag, comm, request);
-    return mpix_raise_comm(comm, rc);
+    return mpix_raise_comm(comm, irecv_checked(zc, buf, count, datatype, source, tag, comm, request));
 }

@@ -58,17 +58,6 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
-/* Whether a struct around @datatype costs MPI a walk of a long list to commit: one of
- * blocks by index or address, or a struct (whose members may be). Vectors, subarrays and
- * the like are a few loops, cheaper than a second message. */
-static int wrapping_is_costly(MPI_Datatype datatype)
-{
-    int integers, addresses, datatypes, combiner;
-    if (PMPI_Type_get_envelope(datatype, &integers, &addresses, &datatypes, &combiner) != MPI_SUCCESS)
-        return 1;   /* the second message works whatever the datatype; MPI reports a bad one there */
-    return combiner == MPI_COMBINER_STRUCT || integers + addresses > 64;
-}
-
 /* Header and small data packed into one message (mpix_zcopy_send_packed), counted; with
  * @request, sent with MPI_Isend from the buffer left in *@packed. */
 static int send_packed(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, const void *buf, int count,
@@ -122,16 +111,9 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         free(packed);
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
-    } else if (kind == MPIX_ZCOPY_MPI && send->hook && wrapping_is_costly(datatype)) {
-        header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
-        rc = mpix_zcopy_hooked_send_pair(send, buf, count, datatype, tag);
     } else if (small && blocking) {
         rc = send_packed(zc, header, buf, count, datatype, send->dest, tag, send->comm, NULL, NULL);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
-        if (send->hook && (rc = mpix_zcopy_hook_set(message, send->hook)) != MPI_SUCCESS) {
-            (void)PMPI_Type_free(&message); /* the attribute's error is the one to report */
-            return rc;
-        }
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
         int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */
@@ -150,8 +132,7 @@ static uint64_t next_nonce(void)
 
 /* The header names a slot of this process's mailbox; the receiver copies, perhaps asks
  * for help (only a blocking sender offers it: a nonblocking one may not be in a call when
- * asked), and ends the message there. A nonblocking send completed in MPI's progress
- * has its end told by a message instead (hook.c). */
+ * asked), and ends the message there. */
 static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, int blocking)
 {
     mpix_zcopy_comm *zc = send->zc;
@@ -163,8 +144,6 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, &send->view, send->comm);
     mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
-    if (send->hook)
-        return mpix_zcopy_hooked_send_rts(send, tag);
     /* A nonblocking send's header goes nonblocking too: MPI may hold a send until it is
      * matched (MPICH 4.0 does a send of the lone header to the process itself, whose
      * receive is posted only when its request makes progress). */
@@ -257,22 +236,13 @@ static void header_for(mpix_zcopy_comm *zc, int dest, int tag, MPI_Count bytes, 
         header->learn_address = (uintptr_t)entry;
 }
 
-/* A nonblocking send completed in MPI's progress goes zero-copy only for blocks this
- * long on average. Forced zero-copy in a two-rank halo of application kernels, each
- * side sending and receiving at once (mpix-bench zcopy, Open MPI, 2-core VM, three
- * runs): MILC's 24 KiB blocks 1.29-1.56x and the FFT transpose's 2 KiB blocks
- * 1.36-1.90x MPI's nonblocking calls, WRF's 1.6 KiB blocks 0.65-1.01x and NAS MG's 1 KiB
- * y-face 0.59-0.94x, where blocking sends of the same faces ran zero-copy at 0.78-1.28x. */
-enum { HALO_BLOCK_BYTES = 2048 };
-
 static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, int blocking, int interposed, void *hook)
+                 MPI_Comm comm, int blocking, int interposed)
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
-                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 },
-                               .hook = hook };
+                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 } };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -286,10 +256,8 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, blocking ? NULL : &send->inner);
     }
     mpix_zcopy_process *process = zc->process;
-    /* A nonblocking send's zero-copy message ends with a second message on its tag
-     * (mpix_zcopy_hooked_send_rts), which no other thread's receive may take between. */
     int zero_copy, attachable;
-    header_for(zc, dest, tag, type_size * count, !hook || zc->settings.one_caller, !interposed, &send->header,
+    header_for(zc, dest, tag, type_size * count, 1, !interposed, &send->header,
                &zero_copy, &attachable);
     if (interposed) {
         MPI_Aint run = 0;   /* one run of bytes: MPI moves those with one copy */
@@ -350,20 +318,13 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
                                        &send->timed, &decided, &deferred);
         else
-            /* Completed in MPI's progress, a halo's sends and receives copy at once on
-             * both sides, where the kernel's price per block weighs more than in the
-             * blocking sends' duels: zero-copy only where it won those clearly, and for
-             * blocks of HALO_BLOCK_BYTES or more on average (below). */
             way = mpix_zcopy_shape_peek(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
-                                        hook != NULL, &deferred);
+                                        &deferred);
         if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
             if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
                 return rc;
             send->has_view = 1;
         }
-        if (way == MPIX_ZCOPY_WAY_ZERO_COPY && hook &&
-            send->view.layout->bytes < HALO_BLOCK_BYTES * send->view.layout->nblocks)
-            way = MPIX_ZCOPY_WAY_DATATYPE;
         if (deferred)
             zc->stats.sent_deferred++;
         else if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY)
@@ -403,19 +364,13 @@ int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Dat
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, int blocking)
 {
-    return start(send, buf, count, datatype, dest, tag, comm, blocking, 0, NULL);
-}
-
-int mpix_zcopy_send_start_inline(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
-                                 int dest, int tag, MPI_Comm comm, void *hook)
-{
-    return start(send, buf, count, datatype, dest, tag, comm, 0, 0, hook);
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 0);
 }
 
 int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
                                      int dest, int tag, MPI_Comm comm, int blocking)
 {
-    return start(send, buf, count, datatype, dest, tag, comm, blocking, 1, NULL);
+    return start(send, buf, count, datatype, dest, tag, comm, blocking, 1);
 }
 
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
@@ -567,14 +522,6 @@ static int send_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datat
 {
     int rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
     return rc == MPI_SUCCESS ? small_packed(zc, buf, count, datatype, bytes, dest, tag, comm, 1, NULL, NULL) : rc;
-}
-
-int mpix_zcopy_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
-                           int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request)
-{
-    /* As start() heads a hooked send: with another thread's receive possible, nothing
-     * that prepares a zero-copy message follows it. */
-    return small_packed(zc, buf, count, datatype, bytes, dest, tag, comm, zc->settings.one_caller, packed, request);
 }
 
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)

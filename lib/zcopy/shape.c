@@ -291,21 +291,17 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
 }
 
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                          int clear_wins_only, int *deferred)
+                          int *deferred)
 {
     int zero_copy = mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
-    int way = zero_copy && !clear_wins_only ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
+    int way = zero_copy ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
     *deferred = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
         const mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
         const mpix_path_learner *learner = &entry->learners[interposed != 0];
         int decided = learner->period > 0 && !learner->learning;
-        if (clear_wins_only) {
-            if (zero_copy && decided && learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY &&
-                mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_DATATYPE))
-                way = MPIX_ZCOPY_WAY_ZERO_COPY;
-        } else if (decided && mpix_zcopy_has_way(ways, learner->taken)) {
+        if (decided && mpix_zcopy_has_way(ways, learner->taken)) {
             way = learner->taken;   /* decided (or deferred) by the blocking sends */
             *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
         } else if (zero_copy && zero_copy_deferred(process, entry)) {

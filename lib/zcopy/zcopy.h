@@ -227,8 +227,6 @@ typedef struct mpix_zcopy_process {
      * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
     double zero_copy_lost_at, zero_copy_won_at;
     struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
-    struct mpix_zcopy_hooks *hooks;          /* hook.c: made by the first nonblocking call */
-    _Atomic int hooks_decided;               /* hook.c: hooks (NULL or not) is final */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
     struct mpix_zcopy_handover *_Atomic handover;   /* mprobe.c: made by the first matched probe */
 } mpix_zcopy_process;
@@ -381,10 +379,8 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
  * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
  * else the datatype. Nonblocking sends are not timed (their time is the program's), so
  * they read the learner and leave its duels to the blocking sends: driving them, every
- * other burst of four went the other way for good. @clear_wins_only: zero-copy only
- * where the blocking sends found the datatype CLEAR times slower, else the datatype. */
-int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                          int clear_wins_only, int *deferred);
+ * other burst of four went the other way for good. */
+int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways, int *deferred);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
@@ -397,8 +393,7 @@ int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
 
 /* PLAIN: an interposed send (interposed.c) left to MPI, without a header. */
 enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
-/* A header a process sends itself to end a nonblocking receive that MPI_Cancel asked to
- * end (hook.c); a receive it reaches by mistake skips it. */
+/* A header kind no sender sends any more; a receive that meets one skips it. */
 #define MPIX_ZCOPY_CANCEL 4
 /* What receiving a MPIX_ZCOPY_CANCEL header returns: receive the next message instead
  * (not an MPI error code, which are never negative). */
@@ -477,14 +472,10 @@ int mpix_zcopy_header_read(mpix_zcopy_header *header, const char *data, MPI_Coun
  * them apart by the length MPI matched, and for that one length by the content: a
  * header names its sender's rank and tag after the magic (mpix_zcopy_header_sent). The
  * lone header's length is odd and prime, so no array of numbers (2, 4, 8 bytes) has it.
- * Only where every receive sees the length before it is complete: a receive completed
- * inside MPI's progress (hook.c, Open MPI) learns none, so there every message has its
- * header (MPIX_ZCOPY_RAW_MAX -1: none without). */
-#if defined(MPICH_NUMVERSION)
+ * This needs every receive to see the length MPI matched before the caller sees it
+ * complete: nonblocking receives are completed by the library's own pass in MPI's waits
+ * and tests (request.c), never by MPI alone. */
 enum { MPIX_ZCOPY_RAW_MAX = 16384, MPIX_ZCOPY_LONE_HEADER_BYTES = 1031 };
-#else
-enum { MPIX_ZCOPY_RAW_MAX = -1, MPIX_ZCOPY_LONE_HEADER_BYTES = (int)sizeof(mpix_zcopy_header) };
-#endif
 /* A header with the room its padding takes when it travels alone. */
 #define MPIX_ZCOPY_LONE_HEADER                                                                                        \
     union {                                                                                                            \
@@ -628,7 +619,6 @@ typedef struct mpix_zcopy_send {
     double start;
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
-    void *hook;                   /* hook.c: hung on the inline message's datatype */
 } mpix_zcopy_send;
 
 /* Chooses the path and sends the MPI message that carries the envelope (@blocking: with
@@ -638,14 +628,6 @@ typedef struct mpix_zcopy_send {
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
                           int tag, MPI_Comm comm, int blocking);
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done);
-/* A nonblocking send whose data goes inline, through MPI, whatever the path choice:
- * done once @send->inner is; @hook is hung on the message's datatype (hook.c), so that
- * it is deleted when MPI releases the request. */
-int mpix_zcopy_send_start_inline(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype,
-                                 int dest, int tag, MPI_Comm comm, void *hook);
-/* Hangs @record on @type: its delete callback runs when MPI destroys the type (hook.c). */
-int mpix_zcopy_hook_set(MPI_Datatype type, void *record);
-
 /* The same for a program's own MPI_Send/MPI_Isend (interposed.c): every message but a
  * large non-contiguous one to an attachable peer, and those the path choice gives to
  * MPI, is sent as the program asked, without a header (kind MPIX_ZCOPY_PLAIN, or
@@ -764,7 +746,7 @@ int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, c
  * with @tag (mpix_zcopy_requests_overlap), making MPI's progress meanwhile (request.c). */
 void mpix_zcopy_wait_earlier_receives(mpix_zcopy_comm *zc, int source, int tag);
 
-/* ---- nonblocking calls (request.c, hook.c) --------------------------------------------- */
+/* ---- nonblocking calls (request.c) --------------------------------------------------- */
 
 /* Drops one hold on an object several owners share (@references counts them): 1 when it
  * was the last, and the caller then ends and frees the object. A request's owners are
@@ -782,36 +764,6 @@ static inline int mpix_zcopy_envelopes_overlap(int source_a, int tag_a, int sour
     return (source_a == MPI_ANY_SOURCE || source_b == MPI_ANY_SOURCE || source_a == source_b) &&
            (tag_a == MPI_ANY_TAG || tag_b == MPI_ANY_TAG || tag_a == tag_b);
 }
-
-/* Completion inside MPI's progress (hook.c). _get makes the process's state at the
- * first nonblocking call, checking once that this MPI runs a freed datatype's attribute
- * delete callback when the freed request holding it completes (@hooks NULL where not,
- * or where MPIX_ZCOPY_PROGRESS=thread: the progress thread completes the requests). */
-typedef struct mpix_zcopy_hooks mpix_zcopy_hooks;
-int mpix_zcopy_hooks_get(mpix_zcopy_process *process, mpix_zcopy_hooks **hooks);
-void mpix_zcopy_hooks_destroy(mpix_zcopy_process *process);
-int mpix_zcopy_hooked_irecv(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                            MPI_Comm comm, MPI_Request *request);
-int mpix_zcopy_hooked_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                            MPI_Request *request);
-/* A nonblocking send of small data (mpix_zcopy_sends_small), header and data packed into
- * a buffer of the library's: its request is complete at return, as a send that MPI
- * buffers; MPI's own request for the message is kept with the buffer until complete. */
-int mpix_zcopy_hooked_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype,
-                                  MPI_Count bytes, int dest, int tag, MPI_Comm comm, MPI_Request *request);
-/* The small send's message (send.c): header for @dest, stats, mpix_zcopy_isend_packed. */
-int mpix_zcopy_isend_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
-                           int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request);
-/* A nonblocking inline send of kind MPIX_ZCOPY_MPI as its header, then its data with
- * the caller's datatype (@send->inner), as the next message on @tag: no struct around a
- * large datatype to commit at every call. */
-int mpix_zcopy_hooked_send_pair(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int tag);
-/* A zero-copy header of a nonblocking send, then the same bytes again with a synchronous
- * send that the receiver matches once it has copied: that send's request, in
- * @send->inner, completes in this process's own MPI progress when the data is read. */
-int mpix_zcopy_hooked_send_rts(mpix_zcopy_send *send, int tag);
-/* Whether a hooked receive on @zc not yet through could match @source and @tag. */
-int mpix_zcopy_hooked_overlap(mpix_zcopy_comm *zc, int source, int tag);
 
 /* Whether a receive of MPIX_Irecv_zcopy on @zc that has not yet matched a message could
  * match one from @source with @tag (wildcards allowed on both sides): a blocking receive

@@ -135,11 +135,9 @@ static void send_when_posted(int go, int tag, MPI_Comm on)
     CHECK(MPIX_Send_zcopy(value, SMALL, MPI_DOUBLE, 0, tag, on) == MPI_SUCCESS, "send");
 }
 
-/* Rank 0 cancels a receive from rank 1 that nothing has matched yet. Completed inside
- * MPI's progress, the receive is posted and out of reach (MPI_ERR_UNSUPPORTED_OPERATION)
- * and takes the message rank 1 then sends; by the progress thread, it is cancelled and
- * the message goes to a blocking receive. */
-static void cancel_from_other(int by_thread)
+/* Rank 0 cancels a receive from rank 1 that nothing has matched yet: it ends cancelled
+ * and the message rank 1 then sends goes to a blocking receive. */
+static void cancel_from_other(void)
 {
     if (rank > 1)
         return;
@@ -147,18 +145,15 @@ static void cancel_from_other(int by_thread)
     if (rank == 0) {
         MPI_Request request;
         MPI_Status status;
-        int cancelled = 0, error_class = MPI_SUCCESS;
+        int cancelled = 0;
         CHECK(MPIX_Irecv_zcopy(value, SMALL, MPI_DOUBLE, 1, 95, comm, &request) == MPI_SUCCESS, "irecv from 1");
         int rc = MPI_Cancel(&request);
-        MPI_Error_class(rc, &error_class);
-        CHECK(by_thread ? rc == MPI_SUCCESS : error_class == MPI_ERR_UNSUPPORTED_OPERATION, "cancel from rank 1: %s",
-              mpix_test_error_string(rc));
+        CHECK(rc == MPI_SUCCESS, "cancel from rank 1: %s", mpix_test_error_string(rc));
         MPI_Send(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD); /* now rank 1 may send */
         CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS, "wait");
         MPI_Test_cancelled(&status, &cancelled);
-        CHECK(cancelled == by_thread, "cancelled %d", cancelled);
-        if (cancelled)
-            CHECK(MPIX_Recv_zcopy(value, SMALL, MPI_DOUBLE, 1, 95, comm, &status) == MPI_SUCCESS, "recv");
+        CHECK(cancelled, "not cancelled");
+        CHECK(MPIX_Recv_zcopy(value, SMALL, MPI_DOUBLE, 1, 95, comm, &status) == MPI_SUCCESS, "recv");
         CHECK(value[SMALL - 1] == 95, "value %g", value[SMALL - 1]);
     } else
         send_when_posted(1, 95, comm);
@@ -345,11 +340,15 @@ static void cancel_truncate_proc_null(void)
     CHECK(MPIX_Isend_zcopy(buffer, SMALL, MPI_DOUBLE, MPI_PROC_NULL, 1, comm, &request) == MPI_SUCCESS &&
               MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS,
           "isend to MPI_PROC_NULL");
-    /* Truncation: a message to self longer than the receive. */
+    /* Truncation: ranks 0 and 1 send each other a message longer than the receive (not
+     * to themselves: Open MPI 4.1 reports no truncation of a message to self). Others
+     * stay out: rank 0 may still hold a wildcard receive of an earlier step. */
+    if (rank > 1)
+        return;
     double big[2 * SMALL] = { 0 };
     MPI_Request send;
-    CHECK(MPIX_Irecv_zcopy(buffer, SMALL, MPI_DOUBLE, rank, 98, comm, &request) == MPI_SUCCESS, "irecv short");
-    CHECK(MPIX_Isend_zcopy(big, 2 * SMALL, MPI_DOUBLE, rank, 98, comm, &send) == MPI_SUCCESS, "isend long");
+    CHECK(MPIX_Irecv_zcopy(buffer, SMALL, MPI_DOUBLE, 1 - rank, 98, comm, &request) == MPI_SUCCESS, "irecv short");
+    CHECK(MPIX_Isend_zcopy(big, 2 * SMALL, MPI_DOUBLE, 1 - rank, 98, comm, &send) == MPI_SUCCESS, "isend long");
     int rc = MPI_Wait(&request, &status), error_class = MPI_SUCCESS;
     MPI_Error_class(rc, &error_class);
     CHECK(error_class == MPI_ERR_TRUNCATE || (rc == MPI_ERR_IN_STATUS && status.MPI_ERROR != MPI_SUCCESS),
@@ -377,13 +376,9 @@ int main(int argc, char **argv)
     const char *level = getenv("MPIX_TEST_THREAD_LEVEL"), *progress = getenv("MPIX_ZCOPY_PROGRESS");
     MPI_Init_thread(&argc, &argv, level && strcmp(level, "single") == 0 ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE,
                     &provided);
-    /* The progress thread, needing MPI_THREAD_MULTIPLE; else MPI's own progress completes
-     * the requests (lib/zcopy/hook.c), or with MPICH its MPI_Wait and MPI_Test, which run
-     * the requests' poll functions: the thread's way in the caller's thread. */
-    int thread = progress && strcmp(progress, "thread") == 0, by_thread = thread;
-#if defined(MPICH_NUMVERSION)
-    by_thread = 1;
-#endif
+    /* The progress thread, needing MPI_THREAD_MULTIPLE; else MPI's waits and tests run
+     * the thread's pass in the caller's thread. */
+    int thread = progress && strcmp(progress, "thread") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -412,7 +407,7 @@ int main(int argc, char **argv)
         small_after_large();
         small_before_receives();
         cancel_truncate_proc_null();
-        cancel_from_other(by_thread);
+        cancel_from_other();
         free_with_pending();
         arguments();
         const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
@@ -422,9 +417,8 @@ int main(int argc, char **argv)
          * other thread's receive may take): every face of halo() but the first contact's.
          * Otherwise only blocking sends: the two of mixed() but the first, which asks
          * whether the peer can read this process. */
-        int nonblocking = by_thread || provided < MPI_THREAD_MULTIPLE;
         if (expect && strcmp(expect, "zero_copy") == 0 && rank < 2)
-            CHECK(counters.sent_zero_copy >= (nonblocking ? 2 * (ITERATIONS - 1) : 1), "zero-copy sends: %lu",
+            CHECK(counters.sent_zero_copy >= 2 * (ITERATIONS - 1), "zero-copy sends: %lu",
                   counters.sent_zero_copy);
         if (expect && strcmp(expect, "mpi") == 0)
             CHECK(counters.sent_zero_copy == 0, "zero-copy sends: %lu", counters.sent_zero_copy);

@@ -37,11 +37,7 @@ enum { SIZES = sizeof sizes / sizeof sizes[0], MAX_DOUBLES = 2100 };
 /* Messages of up to RAW_MAX bytes travel without a header; a header alone is LONE bytes
  * long (lib/zcopy/zcopy.h). */
 enum { LONE = 1031 };
-#if defined(MPICH_NUMVERSION)
 enum { RAW_MAX = 16384 };
-#else
-enum { RAW_MAX = -1 };
-#endif
 
 static int raw(int bytes)
 {

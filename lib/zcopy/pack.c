@@ -207,19 +207,6 @@ int mpix_zcopy_one_run(MPI_Datatype datatype, int count, MPI_Count type_size, MP
     return rc;
 }
 
-int mpix_zcopy_pack_into(const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run,
-                         char *packed, int size, int *position, MPI_Comm comm)
-{
-    if (run < 0)
-        return PMPI_Pack(buf, count, datatype, packed, size, position, comm);
-    if (bytes > size - *position)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: packing %lld bytes into %d left", (long long)bytes,
-                          size - *position);
-    memcpy(packed + *position, (const char *)buf + run, (size_t)bytes);
-    *position += (int)bytes;
-    return MPI_SUCCESS;
-}
-
 int mpix_zcopy_unpack_from(const char *packed, int length, int *position, void *buf, int count,
                            MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run, MPI_Comm comm)
 {

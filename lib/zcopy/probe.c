@@ -90,17 +90,15 @@ int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, vo
 }
 
 /* Reads the header of the stashed message @probed: how many bytes of data it brings
- * (*@bytes), and whether it is a message for no program's receive (*@cancel: a
- * nonblocking receive's end, meant for one that took another message). A sender that
+ * (*@bytes). A sender that
  * times an inline message waits until its receiver has the data: this process has it,
  * so the sender is ended now, not at the receive (the probing program may send to it
  * first), and the stashed header says nothing is left to end. */
-static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Count *bytes, int *cancel)
+static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Count *bytes)
 {
     mpix_zcopy_header header;
     int native = zc->settings.packs_natively, whole = (int)sizeof header;
     *bytes = probed->length;
-    *cancel = 0;
     if (probed->length == MPIX_ZCOPY_LONE_HEADER_BYTES && MPIX_ZCOPY_RAW_MAX > 0) {
         memcpy(&header, probed->packed, sizeof header);
         if (!mpix_zcopy_header_sent(&header, &probed->matched)) {
@@ -112,7 +110,6 @@ static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm 
     if (!position) /* not zcopy's: the receive says so */
         return MPI_SUCCESS;
     *bytes = header.bytes;
-    *cancel = header.kind == MPIX_ZCOPY_CANCEL;
     if ((header.kind == MPIX_ZCOPY_EAGER || header.kind == MPIX_ZCOPY_MPI) && !header.data_follows &&
         header.slot >= 0 && position == whole) {
         mpix_zcopy_receive_end_inline(zc, &header, MPI_SUCCESS);
@@ -127,8 +124,7 @@ static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm 
 }
 
 /* Receives the message MPI matched (@message, @matched) into a new stash entry,
- * *@probed; NULL where it was a message for no program's receive (read_header), now
- * dropped. */
+ * *@probed. */
 static int receive_to_stash(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, MPI_Comm comm,
                             mpix_zcopy_probed **out)
 {
@@ -142,15 +138,14 @@ static int receive_to_stash(mpix_zcopy_comm *zc, MPI_Message *message, const MPI
     *probed = (mpix_zcopy_probed){ .matched = *matched, .length = length };
     rc = PMPI_Mrecv(probed->packed, length, MPI_PACKED, message, MPI_STATUS_IGNORE);
     MPI_Count bytes;
-    int cancel = 0;
     if (rc == MPI_SUCCESS)
-        rc = read_header(zc, probed, comm, &bytes, &cancel);
+        rc = read_header(zc, probed, comm, &bytes);
     if (rc == MPI_SUCCESS) {
         probed->reported = probed->matched;
         probed->reported.MPI_ERROR = MPI_SUCCESS;
         rc = PMPI_Status_set_elements_x(&probed->reported, MPI_BYTE, bytes);
     }
-    if (rc != MPI_SUCCESS || cancel) {
+    if (rc != MPI_SUCCESS) {
         free(probed);
         return rc;
     }

@@ -15,8 +15,6 @@ static const mpix_pvar_counter counters[] = {
     { "sent_deferred", offsetof(mpix_zcopy_stats, sent_deferred) },
     { "sent_packed", offsetof(mpix_zcopy_stats, sent_packed) },
     { "sent_unpacked", offsetof(mpix_zcopy_stats, sent_unpacked) },
-    { "sent_small_packed", offsetof(mpix_zcopy_stats, sent_small_packed) },
-    { "sent_small_copied", offsetof(mpix_zcopy_stats, sent_small_copied) },
     { "pulled_direct", offsetof(mpix_zcopy_stats, pulled_direct) },
     { "pulled_staged", offsetof(mpix_zcopy_stats, pulled_staged) },
     { "pulled_shared", offsetof(mpix_zcopy_stats, pulled_shared) },

@@ -243,18 +243,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
             break;
         case MPIX_ZCOPY_RTS:
             rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm);
-            if (header->tail_follows) {
-                /* Its nonblocking sender's request ends when this is received, whatever
-                 * the copy gave. */
-                mpix_zcopy_header tail;
-                int tail_rc = PMPI_Recv(&tail, sizeof tail, MPI_BYTE, matched->MPI_SOURCE, matched->MPI_TAG, comm,
-                                        MPI_STATUS_IGNORE);
-                if (rc == MPI_SUCCESS)
-                    receiving->raised = (rc = tail_rc) != MPI_SUCCESS;
-            }
             break;
-        case MPIX_ZCOPY_CANCEL: /* meant for a nonblocking receive that took another message */
-            return MPIX_ZCOPY_RECEIVE_AGAIN;
         default:
             rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",
                             header->kind, matched->MPI_SOURCE);
@@ -427,17 +416,14 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
     *raised = 1;
     if (mpix_zcopy_takes_only_raw(type_size * count))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-    int rc;
+    int length;
     mpix_zcopy_receiving receiving;
-    do {
-        int length;
-        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
-        if (rc != MPI_SUCCESS || (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) != MPI_SUCCESS ||
-            length != MPIX_ZCOPY_LONE_HEADER_BYTES ||
-            (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) !=
-                MPI_SUCCESS ||
-            !mpix_zcopy_header_sent(&receiving.header, &receiving.matched))
-            break;
+    int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
+        length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
+        (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
+            MPI_SUCCESS &&
+        mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
         receiving.raw = 0;
         receiving.pending = MPI_REQUEST_NULL;
         receiving.posted = MPI_DATATYPE_NULL;
@@ -445,61 +431,12 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
         receiving.type_size = type_size;
         receiving.fits = receiving.header.bytes <= type_size * count;
         rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
-        if (rc != MPIX_ZCOPY_RECEIVE_AGAIN) {
-            *raised = receiving.raised;
-            return rc;
-        }
-    } while (1);
+        *raised = receiving.raised;
+        return rc;
+    }
     if (status != MPI_STATUS_IGNORE)
         *status = receiving.matched;
     return rc;
-}
-
-/* A blocking receive for at most MPIX_ZCOPY_PACKED_BYTES where every message has a
- * header (Open MPI): what it can take whole is a header alone, or a header with that
- * little data, which fit a buffer on the stack. So MPI receives into it at once, as
- * MPI_PACKED, with no probe before (about 0.1 us a receive here); a longer message is MPI's
- * truncation there, its header read all the same. 1 when done (*@rc), 0 when the buffer
- * would not be on the stack. */
-static int receive_small(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
-                         int source, int tag, MPI_Comm comm, MPI_Status *status, int *rc, int *raised)
-{
-    *raised = 1;   /* but for what receive_finish finds itself: below */
-    enum { STACK_BYTES = 4096 };
-    char packed[STACK_BYTES];
-    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL,
-                                       .type_size = type_size };
-    mpix_zcopy_header *header = &receiving.header;
-    /* Packed, header and data are their bytes in this build (MPI_Pack_size would also
-     * build a convertor to say so): a message that fits is at most this long (a short
-     * header leaves room to spare). */
-    int header_size = (int)sizeof *header, data_size = (int)(type_size * count), error_class;
-    if (header_size + data_size > STACK_BYTES)
-        return 0;
-    do {
-        int received = PMPI_Recv(packed, header_size + data_size, MPI_PACKED, source, tag, comm, &receiving.matched);
-        if (received != MPI_SUCCESS && ((*rc = PMPI_Error_class(received, &error_class)) != MPI_SUCCESS ||
-                                        error_class != MPI_ERR_TRUNCATE))
-            return *rc = received, 1;
-        if ((*rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &receiving.length)) != MPI_SUCCESS)
-            return 1;
-        /* no header: magic 0, which receive_finish reports */
-        if ((*rc = mpix_zcopy_unpack_message(packed, receiving.length, header, buf, count, datatype, type_size,
-                                             zc->settings.packs_natively, comm)) != MPI_SUCCESS)
-            return 1;
-        receiving.fits = received == MPI_SUCCESS && header->bytes <= type_size * count;
-        *rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
-        /* a truncation MPI reported here is the one receive_finish finds again */
-        *raised = receiving.raised || received != MPI_SUCCESS;
-    } while (*rc == MPIX_ZCOPY_RECEIVE_AGAIN);
-    return 1;
-}
-
-/* Whether a blocking receive for @capacity bytes at @buf takes its message with
- * receive_small. */
-static int receives_small(const void *buf, MPI_Count capacity)
-{
-    return MPIX_ZCOPY_RAW_MAX < 0 && buf != MPI_BOTTOM && capacity <= MPIX_ZCOPY_PACKED_BYTES;
 }
 
 /* *@raised: whether MPI raised the error returned (receive_finish). */
@@ -528,16 +465,10 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
         return rc;
     if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
         return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
-    if (receives_small(buf, type_size * count) &&
-        receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc, raised))
+    *raised = 1;
+    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
         return rc;
-    do {
-        *raised = 1;
-        if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
-            return rc;
-        rc = receive_matched(zc, &message, &matched, buf, count, datatype, comm, status, raised);
-    } while (rc == MPIX_ZCOPY_RECEIVE_AGAIN);
-    return rc;
+    return receive_matched(zc, &message, &matched, buf, count, datatype, comm, status, raised);
 }
 
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -566,15 +497,6 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
             rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
             return raised ? rc : mpix_raise_comm(comm, rc);
         }
-        /* Small data with its header (Open MPI): only the check MPI makes itself (a
-         * receive from MPI_PROC_NULL: the datatype committed, the tag), then the message
-         * as receive_checked takes it. */
-        if (receives_small(buf, type_size * count) && source != MPI_PROC_NULL &&
-            (rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE)) == MPI_SUCCESS &&
-            receive_small(zc, buf, count, datatype, type_size, source, tag, comm, status, &rc, &raised))
-            return raised ? rc : mpix_raise_comm(comm, rc);
-        if (rc != MPI_SUCCESS)   /* raised by MPI */
-            return rc;
     }
     int check_rc = mpix_check_transfer("MPIX_Recv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
     if (check_rc != MPI_SUCCESS)

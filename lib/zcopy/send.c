@@ -58,22 +58,8 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
-/* Header and small data packed into one message (mpix_zcopy_send_packed), counted; with
- * @request, sent with MPI_Isend from the buffer left in *@packed. */
-static int send_packed(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, const void *buf, int count,
-                       MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, char **packed, MPI_Request *request)
-{
-    int copied = 0, native = zc->settings.packs_natively;
-    int rc = request ? mpix_zcopy_isend_packed(header, buf, count, datatype, dest, tag, comm, native, packed, request,
-                                               &copied)
-                     : mpix_zcopy_send_packed(header, buf, count, datatype, dest, tag, comm, native, &copied);
-    zc->stats.sent_small_packed++;
-    zc->stats.sent_small_copied += copied;
-    return rc;
-}
-
-/* The header and the data with the datatype (@kind EAGER for small messages, MPI for
- * the others), in one message or, for a blocking MPI send, in two (below), the data
+/* The header and the data with the datatype (@kind EAGER up to the eager limit, MPI
+ * above it), in one message or, for a blocking send, in two (below), the data
  * packed by this process if @way says so (pack.c). With a slot (a send timed against
  * the other ways), the receiver ends the message there once it has the data and the
  * send waits for it: MPI_Send returns once MPI has the data, which for a pipelined
@@ -89,16 +75,16 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     MPI_Datatype message;
     header->kind = kind;
     int rc;
-    /* Above MPIX_ZCOPY_PACKED_BYTES, the header, then the data with the caller's
+    /* The header, then the data with the caller's
      * committed type, as the next message on the same tag: a struct around the caller's
      * type would be committed at every call, which costs as much as the caller's own
      * commit (1 ms for 10,000 blocks), and takes MPI off its contiguous path (a 16 KiB
      * contiguous round trip through the struct: 13.6-14.6 us on Open MPI, 17.1-17.9 us on
      * MPICH, against 5.5-6.8 and 8.7-9.2 as two messages). Only while one thread calls
      * MPI at a time, so that no other send or receive of this process comes between
-     * them. Up to MPIX_ZCOPY_PACKED_BYTES, header and data packed into one message. */
-    int small = header->bytes <= MPIX_ZCOPY_PACKED_BYTES && buf != MPI_BOTTOM;
-    if ((kind == MPIX_ZCOPY_MPI || !small) && zc->settings.one_caller && blocking) {
+     * them. Data of up to MPIX_ZCOPY_RAW_MAX bytes never comes here: it goes without
+     * header. */
+    if (zc->settings.one_caller && blocking) {
         char *packed = NULL;
         int length = 0, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
         if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
@@ -111,8 +97,6 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         free(packed);
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
-    } else if (small && blocking) {
-        rc = send_packed(zc, header, buf, count, datatype, send->dest, tag, send->comm, NULL, NULL);
     } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
@@ -500,30 +484,6 @@ int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer,
     return mpix_peer_known(peer, (*zc)->peers, direction) && PMPI_Type_size_x(datatype, type_size) == MPI_SUCCESS;
 }
 
-/* Small data with an EAGER header for @dest, packed with it into one message and counted
- * (send_packed); @may_zero_copy as header_for's. */
-static int small_packed(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
-                        int dest, int tag, MPI_Comm comm, int may_zero_copy, char **packed, MPI_Request *request)
-{
-    mpix_zcopy_header header;
-    int zero_copy, attachable;
-    header_for(zc, dest, tag, bytes, may_zero_copy, 1, &header, &zero_copy, &attachable);
-    header.kind = MPIX_ZCOPY_EAGER;
-    zc->stats.sent[MPIX_ZCOPY_EAGER]++;
-    return send_packed(zc, &header, buf, count, datatype, dest, tag, comm, packed, request);
-}
-
-/* A blocking send of small data where every message has a header (Open MPI), as start()
- * and send_inline() send it: the header and the data packed into one message. Without a
- * send's state to set up (1.2 KiB), and with only the check MPI makes itself (a send to
- * MPI_PROC_NULL: the datatype committed, the tag), which raises its error once. */
-static int send_small(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes,
-                      int dest, int tag, MPI_Comm comm)
-{
-    int rc = PMPI_Send(buf, count, datatype, MPI_PROC_NULL, tag, comm);
-    return rc == MPI_SUCCESS ? small_packed(zc, buf, count, datatype, bytes, dest, tag, comm, 1, NULL, NULL) : rc;
-}
-
 MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_comm *zc;
@@ -531,8 +491,6 @@ MPIX_API int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, 
     if (mpix_zcopy_direct(comm, count, datatype, dest, MPIX_SENDING, &zc, &type_size)) {
         if (mpix_zcopy_sends_raw(type_size * count))
             return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, NULL);
-        if (mpix_zcopy_sends_small(zc, buf, type_size * count) && dest != MPI_PROC_NULL)
-            return send_small(zc, buf, count, datatype, type_size * count, dest, tag, comm);
     }
     int rc = mpix_check_transfer("MPIX_Send_zcopy", buf, count, datatype, dest, tag, comm, MPIX_SENDING);
     if (rc != MPI_SUCCESS)

@@ -256,9 +256,6 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
-    unsigned long sent_small_packed;  /* of sent[EAGER] and sent[MPI]: header and data packed into
-                                         one buffer (MPIX_ZCOPY_PACKED_BYTES or less) */
-    unsigned long sent_small_copied;  /* of sent_small_packed: the data copied there by memcpy */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
@@ -393,11 +390,6 @@ int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
 
 /* PLAIN: an interposed send (interposed.c) left to MPI, without a header. */
 enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
-/* A header kind no sender sends any more; a receive that meets one skips it. */
-#define MPIX_ZCOPY_CANCEL 4
-/* What receiving a MPIX_ZCOPY_CANCEL header returns: receive the next message instead
- * (not an MPI error code, which are never negative). */
-#define MPIX_ZCOPY_RECEIVE_AGAIN (-1)
 /* States of a message's slot; HELP: the receiver filled the slot's request and asks the
  * sender to copy the tail of the message while it copies the head. An interposed
  * message (its header has a nonce) is claimed first: the receiver moves PENDING to
@@ -441,11 +433,8 @@ typedef struct mpix_zcopy_header {
     /* MPIX_ZCOPY_RTS only */
     int32_t slot;                 /* the message's slot in it */
     int32_t help_offered;         /* the sender would copy a part */
-    int32_t tail_follows;         /* a nonblocking sender's: after the copy, receive the header
-                                     again (its synchronous send, which ends when received) */
     mpix_zcopy_layout_ref data;   /* the sender's */
-    uint64_t nonce;               /* interposed messages: equal to the slot's while it is live;
-                                     MPIX_ZCOPY_CANCEL: the receive it ends */
+    uint64_t nonce;               /* interposed messages: equal to the slot's while it is live */
 } mpix_zcopy_header;
 
 /* Small data sent inline (packed with its header, mpix_zcopy_send_packed) needs no more
@@ -546,10 +535,7 @@ int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Dat
  * up a send's state cost a ping-pong of one double near a fifth of its time with MPICH.
  * Only what must be right to ask the state and the size is looked at here, and the
  * peer's rank (@direction MPIX_SENDING or MPIX_RECEIVING): a null communicator or
- * datatype, a negative count or an unknown rank take the checked way, which names them.
- * Where messages always have a header (Open MPI), a blocking send of small data
- * (mpix_zcopy_sends_small), and a blocking receive for that little, go the same way to
- * their one packed message. */
+ * datatype, a negative count or an unknown rank take the checked way, which names them. */
 int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
                       MPI_Count *type_size);
 
@@ -559,24 +545,14 @@ int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer,
 int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
                             MPI_Datatype *message);
 
-/* The same message for small data, without a datatype to build and commit on either
- * side (which costs more than the message: a ping-pong of one double through the struct
- * took 3.3-6.6 times MPI's): the sender packs the header and the data into one buffer
- * and sends it as MPI_PACKED, which the receiver may also take with the struct. The
- * receiver takes a matched message of @length bytes as MPI_PACKED (any message: also
- * one that does not fit its buffer) and unpacks the header, if the message holds one,
- * and, after a zcopy header with data inline, @count of @datatype (whole elements: the
- * data's, or as many as fit before a truncation). Small data is neither sent nor
- * received this way at MPI_BOTTOM (MPICH refuses to pack and unpack there). With
- * @native (mpix_zcopy_packs_natively) the header, and data that is one run of bytes,
- * are copied with memcpy instead of MPI_Pack and MPI_Unpack (*@copied: the data was). */
-int mpix_zcopy_send_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
-                           int dest, int tag, MPI_Comm comm, int native, int *copied);
-/* The same message sent with MPI_Isend (@request) from a buffer of the heap (*@packed),
- * which the caller frees once the request is complete (freed here on failure). */
-int mpix_zcopy_isend_packed(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
-                            int dest, int tag, MPI_Comm comm, int native, char **packed, MPI_Request *request,
-                            int *copied);
+/* A message of a header and small data packed into one buffer, as MPI_PACKED (no sender
+ * sends one now; a receive takes any message of up to a header and
+ * MPIX_ZCOPY_PACKED_BYTES this way, a lone header included): the receiver takes a
+ * matched message of @length bytes as MPI_PACKED (any message: also one that does not
+ * fit its buffer) and unpacks the header, if the message holds one, and, after a zcopy
+ * header with data inline, @count of @datatype (whole elements: the data's, or as many as
+ * fit before a truncation). With @native (mpix_zcopy_packs_natively) the header, and
+ * data that is one run of bytes, are copied with memcpy instead of MPI_Unpack. */
 int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
                               MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
 /* Out of the @length bytes of a message received as MPI_PACKED: the header (short or
@@ -589,12 +565,6 @@ int mpix_zcopy_unpack_message(const char *packed, int length, mpix_zcopy_header 
 /* Largest message data sent and received packed (above, the struct or the header and
  * data as two messages: they cost less than a second copy through a buffer). */
 enum { MPIX_ZCOPY_PACKED_BYTES = 2048 };
-/* Whether a blocking send of @bytes at @buf on @zc's communicator goes inline, header and
- * data packed into one message. */
-static inline int mpix_zcopy_sends_small(const mpix_zcopy_comm *zc, const void *buf, MPI_Count bytes)
-{
-    return bytes <= MPIX_ZCOPY_PACKED_BYTES && bytes <= zc->settings.eager_bytes && buf != MPI_BOTTOM;
-}
 
 /* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */
 
@@ -883,11 +853,9 @@ int mpix_zcopy_packs_natively(int *native);
 /* Where @count of @datatype (@type_size bytes each) are one run of bytes, its start from
  * the buffer (the true lower bound) in *@offset; else -1. O(1). */
 int mpix_zcopy_one_run(MPI_Datatype datatype, int count, MPI_Count type_size, MPI_Aint *offset);
-/* MPI_Pack and MPI_Unpack of @count of @datatype (@bytes in all; not at MPI_BOTTOM): a
- * memcpy where @run is the data's offset as one run (mpix_zcopy_one_run, for an MPI
- * that packs natively; -1 for MPI's own call). An error names what does not fit. */
-int mpix_zcopy_pack_into(const void *buf, int count, MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run,
-                         char *packed, int size, int *position, MPI_Comm comm);
+/* MPI_Unpack of @count of @datatype (@bytes in all; not at MPI_BOTTOM): a memcpy where
+ * @run is the data's offset as one run (mpix_zcopy_one_run, for an MPI that packs
+ * natively; -1 for MPI's own call). An error names what does not fit. */
 int mpix_zcopy_unpack_from(const char *packed, int length, int *position, void *buf, int count,
                            MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run, MPI_Comm comm);
 /* Receives the next message from @source with @tag as MPI_PACKED and unpacks @count of

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ITERATIONS = 3, STRIDE = 3, SLACK = 5, PACKED_LIMIT = 2048 };
+enum { ITERATIONS = 3, STRIDE = 3, SLACK = 5 };
 /* The iteration whose receives (sends) are nonblocking: blocking sends' packed messages
  * taken by a receive posted before they come, and nonblocking sends' messages. */
 enum { NONBLOCKING_RECEIVE = 1, NONBLOCKING_SEND = 2 };
@@ -44,22 +44,13 @@ static int raw(int bytes)
     return bytes <= RAW_MAX;
 }
 
-/* Whether a nonblocking send of small data is packed with its header as a blocking one
- * is: where nonblocking calls complete inside MPI's progress (Open MPI), not with the
- * progress thread. */
-static int nonblocking_packed(void)
-{
-    const char *progress = getenv("MPIX_ZCOPY_PROGRESS");
-    return RAW_MAX < 0 && !(progress && !strcmp(progress, "thread"));
-}
-
 static double value_of(int n, int i, int iteration)
 {
     return n * 1000.0 + i + 0.5 * iteration;
 }
 
 /* Every size, every iteration, a strided vector built and freed around its send. */
-static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent, int *small_sent)
+static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent)
 {
     static double strided[MAX_DOUBLES * STRIDE], received[MAX_DOUBLES + SLACK];
     for (int iteration = 0; iteration < ITERATIONS; iteration++)
@@ -80,8 +71,6 @@ static void strided_to_contiguous(int rank, MPI_Comm comm, int *plain_sent, int 
                 CHECK(rc == MPI_SUCCESS, "send of %d doubles: %s", n, mpix_test_error_string(rc));
                 int bytes = n * (int)sizeof(double);
                 *plain_sent += raw(bytes);
-                *small_sent +=
-                    !raw(bytes) && (iteration != NONBLOCKING_SEND || nonblocking_packed()) && bytes <= PACKED_LIMIT;
             } else if (rank == 1) {
                 MPI_Status status;
                 int count = -1, wrong = 0;
@@ -117,7 +106,7 @@ static char char_of(int length, int i, int variant)
  * of fewer (MPI_ERR_TRUNCATE); every byte and status checked, and nothing written past
  * the message. */
 enum { RECEIVE_EXACT, RECEIVE_LONGER, RECEIVE_LARGE, RECEIVE_PAIRS, RECEIVE_NONBLOCKING, RECEIVE_SHORT, RECEIVES };
-static void lone_sized(int rank, MPI_Comm comm, int *plain_sent, int *small_sent)
+static void lone_sized(int rank, MPI_Comm comm, int *plain_sent)
 {
     enum { EXTRA = 40, LARGE = 20000 };
     static char buffer[LARGE + EXTRA];
@@ -138,7 +127,6 @@ static void lone_sized(int rank, MPI_Comm comm, int *plain_sent, int *small_sent
                     rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
                 CHECK(rc == MPI_SUCCESS, "send of %d chars: %s", length, mpix_test_error_string(rc));
                 *plain_sent += raw(length);
-                *small_sent += !raw(length) && (!nonblocking_send || nonblocking_packed()) && length <= PACKED_LIMIT;
             } else if (rank == 1) {
                 memset(buffer, 0x55, sizeof buffer);
                 int capacity = receive == RECEIVE_SHORT   ? length - 1
@@ -292,13 +280,6 @@ static void runs_and_holes(int rank)
         }
         CHECK(rc == MPI_SUCCESS, "one run or holes, case %d, rank %d: %s", c, rank, mpix_test_error_string(rc));
     }
-    const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT"), *by_copy = getenv("MPIX_ZCOPY_PACK_BY_COPY");
-    if (rank == 0 && expect && !strcmp(expect, "small")) {
-        /* Both Debian MPIs pack natively; MPICH's messages this small have no header. */
-        unsigned long copied = zcopy_counter(comm, "sent_small_copied");
-        unsigned long want = RAW_MAX > 0 || (by_copy && !strcmp(by_copy, "false")) ? 0 : 3;
-        CHECK(copied == want, "%lu small sends copied by memcpy, want %lu", copied, want);
-    }
     MPI_Comm_free(&comm);
     MPI_Type_free(&offset_run);
 }
@@ -393,7 +374,7 @@ static void handles_reused(int rank)
 
 int main(int argc, char **argv)
 {
-    int rank, ranks, plain_sent = 0, small_sent = 0;
+    int rank, ranks, plain_sent = 0;
     const char *threads = getenv("MPIX_TEST_THREADS");
     if (threads && !strcmp(threads, "multiple")) {
         int provided;
@@ -408,8 +389,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (ranks >= 2) {
-        strided_to_contiguous(rank, comm, &plain_sent, &small_sent);
-        lone_sized(rank, comm, &plain_sent, &small_sent);
+        strided_to_contiguous(rank, comm, &plain_sent);
+        lone_sized(rank, comm, &plain_sent);
         partial_element(rank, comm);
         at_bottom(rank, comm);
         truncated(rank, comm);
@@ -419,13 +400,11 @@ int main(int argc, char **argv)
         const char *expect = getenv("MPIX_TEST_ZCOPY_EXPECT");
         if (rank == 0 && expect && !strcmp(expect, "small")) {
             zcopy_counters c = zcopy_stats_of(comm);
-            /* The vectors, then the 3 doubles, the 10 and the 2 (packed, or without header),
-             * and the pair at MPI_BOTTOM (never packed). */
-            int fixed_small = RAW_MAX > 0 ? 0 : 3, fixed_plain = RAW_MAX > 0 ? 4 : 0;
-            CHECK(c.sent_small_packed == (unsigned long)(small_sent + fixed_small),
-                  "%lu sends packed in one buffer, want %d", c.sent_small_packed, small_sent + fixed_small);
-            CHECK(c.sent_plain == (unsigned long)(plain_sent + fixed_plain), "%lu sends without header, want %d",
-                  c.sent_plain, plain_sent + fixed_plain);
+            /* The vectors, then the 3 doubles, the 10 and the 2, and the pair at
+             * MPI_BOTTOM: all without header. */
+            enum { FIXED_PLAIN = 4 };
+            CHECK(c.sent_plain == (unsigned long)(plain_sent + FIXED_PLAIN), "%lu sends without header, want %d",
+                  c.sent_plain, plain_sent + FIXED_PLAIN);
         }
     }
     MPI_Comm_free(&comm);

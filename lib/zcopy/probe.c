@@ -99,7 +99,7 @@ static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm 
     mpix_zcopy_header header;
     int native = zc->settings.packs_natively, whole = (int)sizeof header;
     *bytes = probed->length;
-    if (probed->length == MPIX_ZCOPY_LONE_HEADER_BYTES && MPIX_ZCOPY_RAW_MAX > 0) {
+    if (probed->length == MPIX_ZCOPY_LONE_HEADER_BYTES) {
         memcpy(&header, probed->packed, sizeof header);
         if (!mpix_zcopy_header_sent(&header, &probed->matched)) {
             probed->raw = 1;
@@ -194,52 +194,41 @@ int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int b
         *flag = 0;
         return MPI_SUCCESS;
     }
-    for (;;) {
-        pthread_mutex_lock(&zc->lock);
-        mpix_zcopy_probed *probed = stash_find(zc, source, tag, taken != NULL);
-        if (probed)
-            found = probed->reported;
-        pthread_mutex_unlock(&zc->lock);
-        if (probed) {
-            if (taken)
-                *taken = probed;
-            break;
-        }
-        /* MPI's errors are raised by MPI. Where every message has a header, and for a
-         * matched probe, each one found is matched by the probe itself. */
+    pthread_mutex_lock(&zc->lock);
+    mpix_zcopy_probed *probed = stash_find(zc, source, tag, taken != NULL);
+    if (probed)
+        found = probed->reported;
+    pthread_mutex_unlock(&zc->lock);
+    if (probed) {
+        if (taken)
+            *taken = probed;
+    } else {
+        /* MPI's errors are raised by MPI. A matched probe matches the message it finds. */
         MPI_Message matched;
-        if (MPIX_ZCOPY_RAW_MAX < 0 || taken) {
+        if (taken)
             rc = blocking ? PMPI_Mprobe(source, tag, comm, &matched, &found)
                           : PMPI_Improbe(source, tag, comm, flag, &matched, &found);
-            if (rc != MPI_SUCCESS || !*flag)
-                return rc;
-        } else {
+        else
             rc = blocking ? PMPI_Probe(source, tag, comm, &found) : PMPI_Iprobe(source, tag, comm, flag, &found);
-            if (rc != MPI_SUCCESS || !*flag)
-                return rc;
-        }
-        if (MPIX_ZCOPY_RAW_MAX > 0) {
-            int length;
-            if ((rc = PMPI_Get_count(&found, MPI_BYTE, &length)) != MPI_SUCCESS)
-                return mpix_raise_comm(comm, rc);
-            if (mpix_zcopy_length_raw(length)) {   /* data without header: MPI's status is the data's */
-                if (taken)
-                    *message = matched;
-                break;
-            }
+        if (rc != MPI_SUCCESS || !*flag)
+            return rc;
+        int length;
+        if ((rc = PMPI_Get_count(&found, MPI_BYTE, &length)) != MPI_SUCCESS)
+            return mpix_raise_comm(comm, rc);
+        if (mpix_zcopy_length_raw(length)) {   /* data without header: MPI's status is the data's */
+            if (taken)
+                *message = matched;
+        } else {
             /* The oldest message of that sender with that tag: the one found. */
             if (!taken && (rc = PMPI_Mprobe(found.MPI_SOURCE, found.MPI_TAG, comm, &matched, &found)) != MPI_SUCCESS)
                 return rc;
-        }
-        if ((rc = receive_to_stash(zc, &matched, &found, comm, &probed)) != MPI_SUCCESS)
-            return mpix_raise_comm(comm, rc);
-        if (probed) {
+            if ((rc = receive_to_stash(zc, &matched, &found, comm, &probed)) != MPI_SUCCESS)
+                return mpix_raise_comm(comm, rc);
             found = probed->reported;
             if (taken)
                 *taken = probed;
             else
                 stash_append(zc, probed);
-            break;
         }
     }
     if (status != MPI_STATUS_IGNORE)

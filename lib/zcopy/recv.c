@@ -346,7 +346,7 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
                       length - (MPI_Count)sizeof receiving->header <= capacity;
     if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
         rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && MPIX_ZCOPY_RAW_MAX > 0 && !mpix_zcopy_header_sent(&receiving->header, matched)) {
+        if (rc == MPI_SUCCESS && !mpix_zcopy_header_sent(&receiving->header, matched)) {
             return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
         }
     }

@@ -61,7 +61,7 @@ typedef struct mpix_zcopy_request {
 } mpix_zcopy_request;
 
 struct mpix_zcopy_progress {
-    int polled;                   /* no thread: MPI_Wait and MPI_Test drive it (polled_by_mpi) */
+    int polled;                   /* no thread: MPI runs the passes (MPICH's poll functions, polled_by_mpi) */
     _Atomic int outstanding;      /* requests pending: an idle pass is one load */
     pthread_t thread;
     pthread_mutex_t lock;         /* guards pending, count, capacity, stop */

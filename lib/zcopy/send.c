@@ -201,16 +201,16 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
 }
 
 /* The header of a message of @bytes to @dest with @tag, in *@header; *@zero_copy: it may
- * go zero-copy (@may_zero_copy, zcopy on, a mailbox, the peer in MPI_COMM_WORLD);
+ * go zero-copy (zcopy on, a mailbox, the peer in MPI_COMM_WORLD);
  * *@attachable: the peer proved it can read this process. Until it has, a message with
  * a header (@learns: not an interposed one) tells it where to say so. */
-static void header_for(mpix_zcopy_comm *zc, int dest, int tag, MPI_Count bytes, int may_zero_copy, int learns,
+static void header_for(mpix_zcopy_comm *zc, int dest, int tag, MPI_Count bytes, int learns,
                        mpix_zcopy_header *header, int *zero_copy, int *attachable)
 {
     mpix_zcopy_process *process = zc->process;
     int world = mpix_zcopy_world_rank(zc, dest);
     mpix_zcopy_directory_entry *entry = world != MPI_UNDEFINED ? &process->directory[world] : NULL;
-    *zero_copy = zc->settings.enabled && entry && process->mailbox && may_zero_copy;
+    *zero_copy = zc->settings.enabled && entry && process->mailbox;
     *attachable = *zero_copy && atomic_load_explicit(&entry->can_read_me, memory_order_relaxed);
     *header = (mpix_zcopy_header){ .magic = MPIX_ZCOPY_MAGIC, .bytes = bytes, .node_key = process->node_key,
                                    .pid = process->pid, .slot = -1, .mailbox_fd = process->mailbox_fd,
@@ -241,8 +241,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     }
     mpix_zcopy_process *process = zc->process;
     int zero_copy, attachable;
-    header_for(zc, dest, tag, type_size * count, 1, !interposed, &send->header,
-               &zero_copy, &attachable);
+    header_for(zc, dest, tag, type_size * count, !interposed, &send->header, &zero_copy, &attachable);
     if (interposed) {
         MPI_Aint run = 0;   /* one run of bytes: MPI moves those with one copy */
         if (attachable && send->header.bytes > zc->settings.eager_bytes &&

@@ -141,6 +141,10 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_CALL_US, &fold_call_us);
     process->fold_call_seconds = (double)fold_call_us * 1e-6;
+    long long wrap_slow_us = 0;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_WRAP_SLOW_US, &wrap_slow_us);
+    process->wrap_slow_seconds = (double)wrap_slow_us * 1e-6;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     int fold_thread = 0;
     if (rc == MPI_SUCCESS)

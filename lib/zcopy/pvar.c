@@ -15,6 +15,7 @@ static const mpix_pvar_counter counters[] = {
     { "sent_deferred", offsetof(mpix_zcopy_stats, sent_deferred) },
     { "sent_packed", offsetof(mpix_zcopy_stats, sent_packed) },
     { "sent_unpacked", offsetof(mpix_zcopy_stats, sent_unpacked) },
+    { "sent_data_apart", offsetof(mpix_zcopy_stats, sent_data_apart) },
     { "pulled_direct", offsetof(mpix_zcopy_stats, pulled_direct) },
     { "pulled_staged", offsetof(mpix_zcopy_stats, pulled_staged) },
     { "pulled_shared", offsetof(mpix_zcopy_stats, pulled_shared) },

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A sender that does not yet know whether this process can attach to it asks; on the
@@ -234,7 +235,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
                 header->bytes % type_size == 0)
                 rc = mpix_zcopy_receive_unpacked(buf, (int)(header->bytes / type_size), datatype, matched->MPI_SOURCE,
                                                  matched->MPI_TAG, comm);
-            else if (header->data_follows)
+            else if (header->data_follows && !receiving->data_posted)
                 rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
             else if (!fits)
                 rc = MPI_ERR_TRUNCATE;
@@ -323,6 +324,8 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
     receiving->matched = *matched;
     receiving->pending = MPI_REQUEST_NULL;
     receiving->posted = MPI_DATATYPE_NULL;
+    receiving->data_posted = 0;
+    receiving->packed = NULL;
     int rc = PMPI_Type_size_x(datatype, &receiving->type_size);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
@@ -349,8 +352,23 @@ int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving
         if (rc == MPI_SUCCESS && !mpix_zcopy_header_sent(&receiving->header, matched)) {
             return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
         }
+        /* The data, the sender's next message on this tag, received as MPI_Irecv does,
+         * posted now so that no receive posted later takes it (receive_finish). */
+        if (rc == MPI_SUCCESS && start_only && receiving->header.data_follows == MPIX_ZCOPY_FOLLOWS_DATA &&
+            (receiving->header.kind == MPIX_ZCOPY_EAGER || receiving->header.kind == MPIX_ZCOPY_MPI)) {
+            receiving->data_posted = 1;
+            return PMPI_Irecv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, &receiving->pending);
+        }
     }
-    else if (length <= (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES || !receiving->fits) {
+    else if (start_only && !receiving->fits && length > (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES) {
+        /* Longer than buf, and perhaps not all in: received whole as MPI_PACKED (below)
+         * by a request of its own, for a receive inside MPI's progress must not wait in
+         * MPI (Open MPI's waits under MPI_THREAD_MULTIPLE sleep there until another
+         * thread progresses, and none does). */
+        if (!(receiving->packed = malloc(length)))
+            return MPI_ERR_NO_MEM;
+        return PMPI_Imrecv(receiving->packed, length, MPI_PACKED, message, &receiving->pending);
+    } else if (length <= (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES || !receiving->fits) {
         /* Small data, its header short or not (the length cannot tell: MPI_PACKED takes
          * it and the header says), or data longer than buf: received whole as
          * MPI_PACKED, as MPI allows for any message, so the header is read, and as much
@@ -382,6 +400,14 @@ int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *recei
         return received;
     }
     int rc = received;
+    if (receiving->packed) {
+        if (rc == MPI_SUCCESS)
+            rc = mpix_zcopy_unpack_message(receiving->packed, receiving->length, &receiving->header, buf, count,
+                                           datatype, receiving->type_size, zc->settings.packs_natively, comm);
+        receiving->fits = receiving->header.bytes <= receiving->type_size * count;
+        free(receiving->packed);
+        receiving->packed = NULL;
+    }
     if (receiving->posted != MPI_DATATYPE_NULL) {
         int free_rc = PMPI_Type_free(&receiving->posted);
         if (rc == MPI_SUCCESS)
@@ -417,16 +443,13 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
     if (mpix_zcopy_takes_only_raw(type_size * count))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     int length;
-    mpix_zcopy_receiving receiving;
+    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL };
     int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
     if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
         length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
         (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
             MPI_SUCCESS &&
         mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
-        receiving.raw = 0;
-        receiving.pending = MPI_REQUEST_NULL;
-        receiving.posted = MPI_DATATYPE_NULL;
         receiving.length = MPIX_ZCOPY_LONE_HEADER_BYTES;
         receiving.type_size = type_size;
         receiving.fits = receiving.header.bytes <= type_size * count;

@@ -75,16 +75,25 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     MPI_Datatype message;
     header->kind = kind;
     int rc;
-    /* The header, then the data with the caller's
-     * committed type, as the next message on the same tag: a struct around the caller's
-     * type would be committed at every call, which costs as much as the caller's own
-     * commit (1 ms for 10,000 blocks), and takes MPI off its contiguous path (a 16 KiB
-     * contiguous round trip through the struct: 13.6-14.6 us on Open MPI, 17.1-17.9 us on
-     * MPICH, against 5.5-6.8 and 8.7-9.2 as two messages). Only while one thread calls
-     * MPI at a time, so that no other send or receive of this process comes between
-     * them. Data of up to MPIX_ZCOPY_RAW_MAX bytes never comes here: it goes without
-     * header. */
-    if (zc->settings.one_caller && blocking) {
+    /* The header, then the data with the caller's committed type, as the next message on
+     * the same tag: a struct around the caller's type would be committed at every call,
+     * which costs as much as the caller's own commit (1 ms for 10,000 blocks), and takes
+     * MPI off its contiguous path (a 16 KiB contiguous round trip through the struct:
+     * 13.6-14.6 us on Open MPI, 17.1-17.9 us on MPICH, against 5.5-6.8 and 8.7-9.2 as two
+     * messages). A nonblocking send, whose second message costs more, sends two only for
+     * a shape whose struct was slow to build (shape.c): the LAMMPS halo (10,000 blocks)
+     * lost a fourth to the struct's commits on Open MPI. Only while one thread calls MPI
+     * at a time, so that no other send or receive of this process comes between them.
+     * Data of up to MPIX_ZCOPY_RAW_MAX bytes never comes here: it goes without header.
+     * Nonblocking sends never pack (ways_of). */
+    mpix_zcopy_process *process = zc->process;
+    if (zc->settings.one_caller && !blocking && mpix_zcopy_shape_wraps_slowly(process, &send->shape)) {
+        header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
+        zc->stats.sent_data_apart++;
+        rc = PMPI_Isend(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm, &send->inner);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->data);
+    } else if (zc->settings.one_caller && blocking) {
         char *packed = NULL;
         int length = 0, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
         if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
@@ -97,7 +106,11 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         free(packed);
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
-    } else if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) == MPI_SUCCESS) {
+    } else {
+        double start = PMPI_Wtime();
+        if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) != MPI_SUCCESS)
+            return rc;
+        mpix_zcopy_shape_wrapped(process, &send->shape, PMPI_Wtime() - start);
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
         int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */
@@ -226,7 +239,8 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
     *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
-                               .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE, .shape = { .entry = -1 } };
+                               .data = MPI_REQUEST_NULL, .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE,
+                               .shape = { .entry = -1 } };
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -359,8 +373,11 @@ int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
 {
     *done = 0;
-    if (send->inner != MPI_REQUEST_NULL) {
-        int flag, rc = PMPI_Test(&send->inner, &flag, MPI_STATUS_IGNORE);
+    MPI_Request *requests[] = { &send->inner, &send->data };
+    for (int i = 0; i < 2; i++) {
+        if (*requests[i] == MPI_REQUEST_NULL)
+            continue;
+        int flag, rc = PMPI_Test(requests[i], &flag, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || !flag)
             return rc;
     }

@@ -176,6 +176,8 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
+    int wraps;                   /* structs of a header and its data built (send.c) */
+    double wrap_seconds;         /* the fastest of them took this long */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the
@@ -215,6 +217,7 @@ typedef struct mpix_zcopy_process {
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     int fold_sight;                          /* MPIX_ZCOPY_FOLD_SIGHT; 0: from fold_ns */
     double fold_call_seconds;                /* MPIX_ZCOPY_FOLD_CALL_US; 0: no limit */
+    double wrap_slow_seconds;                /* MPIX_ZCOPY_WRAP_SLOW_US (shape.c) */
     struct mpix_zcopy_folder *folder;        /* folder.c; NULL: MPIX_ZCOPY_FOLD_THREAD is false */
     _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
@@ -256,6 +259,7 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
+    unsigned long sent_data_apart;    /* of sent[EAGER], sent[MPI]: nonblocking, data a message of its own */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
@@ -372,6 +376,12 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
  * untimed, once the entry holds another shape. */
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred);
+/* Whether a nonblocking send of the shape @ref names sends its header and its data as
+ * two messages: once two structs of header and data of that shape each took longer to
+ * build and commit than the second message costs (MPIX_ZCOPY_WRAP_SLOW_US). _wrapped
+ * records what one took. */
+int mpix_zcopy_shape_wraps_slowly(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref);
+void mpix_zcopy_shape_wrapped(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, double seconds);
 /* The way of a nonblocking send of the shape @ref names: its learner's decision, else
  * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
  * else the datatype. Nonblocking sends are not timed (their time is the program's), so
@@ -586,6 +596,7 @@ typedef struct mpix_zcopy_send {
     int has_view;
     mpix_layout_view view;
     MPI_Request inner;            /* a nonblocking send's MPI request, until complete */
+    MPI_Request data;             /* its data's, when the data follows the header (send.c) */
     double start;
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
@@ -631,7 +642,9 @@ typedef struct mpix_zcopy_receiving {
     int raw;               /* a message without header (MPIX_ZCOPY_RAW_MAX), in buf by MPI */
     MPI_Status matched;
     MPI_Datatype posted;   /* the header-and-data type of an inline message */
-    MPI_Request pending;   /* its MPI_Imrecv */
+    MPI_Request pending;   /* its MPI_Imrecv, or the MPI_Irecv of data that follows a lone header */
+    int data_posted;       /* pending is that MPI_Irecv */
+    char *packed;          /* a nonblocking receive's message longer than its buffer, as MPI_PACKED */
     MPI_Count type_size;   /* of the receive's datatype */
     int length, fits;
     int raised;            /* the error returned came from MPI's own call on the communicator,

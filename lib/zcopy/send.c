@@ -87,7 +87,8 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
      * Data of up to MPIX_ZCOPY_RAW_MAX bytes never comes here: it goes without header.
      * Nonblocking sends never pack (ways_of). */
     mpix_zcopy_process *process = zc->process;
-    if (zc->settings.one_caller && !blocking && mpix_zcopy_shape_wraps_slowly(process, &send->shape)) {
+    int may_part = zc->settings.one_caller && !blocking && send->shape.entry >= 0;   /* else never timed */
+    if (may_part && mpix_zcopy_shape_wraps_slowly(process, &send->shape)) {
         header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
         zc->stats.sent_data_apart++;
         rc = PMPI_Isend(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm, &send->inner);
@@ -107,10 +108,11 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         if (packing)
             way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
     } else {
-        double start = PMPI_Wtime();
+        double start = may_part ? PMPI_Wtime() : 0;
         if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) != MPI_SUCCESS)
             return rc;
-        mpix_zcopy_shape_wrapped(process, &send->shape, PMPI_Wtime() - start);
+        if (may_part)
+            mpix_zcopy_shape_wrapped(process, &send->shape, PMPI_Wtime() - start);
         rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
                       : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
         int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */

@@ -346,8 +346,8 @@ void mpix_zcopy_shape_wrapped(mpix_zcopy_process *process, const mpix_zcopy_shap
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
         mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
-        if (entry->wraps++ == 0 || seconds < entry->wrap_seconds)
-            entry->wrap_seconds = seconds;
+        if (entry->wraps < 2 && (entry->wraps++ == 0 || seconds < entry->wrap_seconds))
+            entry->wrap_seconds = seconds;   /* two decide (mpix_zcopy_shape_wraps_slowly) */
     }
     pthread_mutex_unlock(&shapes_lock);
 }

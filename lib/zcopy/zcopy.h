@@ -176,8 +176,8 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
-    int wraps;                   /* structs of a header and its data built (send.c) */
-    double wrap_seconds;         /* the fastest of them took this long */
+    int wraps;                   /* structs of a header and its data timed (send.c), up to 2 */
+    double wrap_seconds;         /* the faster of them took this long */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the

@@ -132,9 +132,12 @@ int MPIX_Info_validate(MPI_Info info);
  *   `sent_deferred` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
  *   found too fragmented before, sent without reading its constructors), `sent_packed`,
  *   `sent_unpacked` (of `sent_mpi`: packed by the sender, unpacked by MPI or by the
- *   receiver), `sent_data_apart` (of `sent_eager` and `sent_mpi`: nonblocking sends whose
- *   data followed their header as a message of its own, their datatype slow to wrap
- *   with it), `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
+ *   receiver), `sent_without_header` (of `sent_eager` and `sent_mpi`: sent as the
+ *   program asked, the header having nothing to tell), `sent_data_apart` (of `sent_eager`
+ *   and `sent_mpi`: a header alone, the data following as a message of its own),
+ *   `sent_questions` (headers of their own that ask a peer whether it can attach to
+ *   this process, before a message through MPI),
+ *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
  *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,
  *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,
  *   `collapse_refused`;

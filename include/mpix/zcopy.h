@@ -13,9 +13,8 @@
  * spans, straight into its own layout, while the sender, which waits anyway, writes the
  * tail of the message into the receiver's layout (`process_vm_writev`); then the
  * receiver tells the sender it is done, through a small shared mailbox. Small
- * messages travel inline, behind a header in one MPI message with the datatype;
- * processes on other nodes, peers the kernel refuses to attach to, and `MPIX_ZCOPY=off`
- * use plain MPI with the datatype. A layout too fragmented for a kernel copy goes
+ * messages, processes on other nodes, peers the kernel refuses to attach to, and
+ * `MPIX_ZCOPY=off` use plain MPI with the datatype, the message as MPI_Send sends it. A layout too fragmented for a kernel copy goes
  * through MPI with the datatype, or packed by the sender (MPI_Pack, sent as
  * MPI_PACKED) and perhaps unpacked by the receiver, whichever the sender measured
  * fastest for layouts of its shape.
@@ -28,18 +27,27 @@
  * pass whole arrays or array elements, not array sections (docs/zcopy.md, "Fortran").
  *
  * @par Messages on the communicator
- * Every message is one MPI message on @p comm with the caller's tag, header and data
- * together, so matching, wildcards and the non-overtaking order are MPI's own, and
- * threads receiving with wildcards on one communicator each get whole messages. The rest of the protocol (the layout, the
- * completion) goes through the two processes' memory, never through @p comm, so no
- * receive of the program can consume it. Do not receive a zcopy message with MPI_Recv or
- * send one to MPIX_Recv_zcopy with MPI_Send: like a mismatched datatype, that is an error
- * (MPIX_Recv_zcopy reports it as ::MPIX_ERRKIND_ARGUMENT). With MPICH, a message of up
- * to 16 KiB carries no header: it travels as MPI_Send would send it, a blocking receive
- * for up to 16 KiB is posted to MPI at once, and a nonblocking one for less than 1031
- * bytes is MPI's own receive (its request). A longer zcopy message sent to such a
- * receive is MPI_ERR_TRUNCATE there, as with MPI_Recv; if it went zero-copy to a receive
- * for less than 1031 bytes, its sender is not released.
+ * Every message travels on @p comm with the caller's tag, so matching, wildcards and
+ * the non-overtaking order are MPI's own. A message carries no header unless it has
+ * something to tell the receiver: data of up to 16 KiB, and larger data through MPI,
+ * travel as MPI_Send would send them, so MPIX_Recv_zcopy receives a plain MPI_Send too.
+ * A header of 1031 bytes travels alone in place of a zero-copy message's data; before
+ * the data, as a question any receive answers and then receives on (whether the
+ * receiver can attach to the sender, asked by the first messages to a peer); and, below
+ * MPI_THREAD_MULTIPLE, before data that follows as the sender's next message (a blocking
+ * send timed or packed by the sender): keep every process of a job on the same side of
+ * MPI_THREAD_MULTIPLE. The rest of the protocol (the layout, the completion) goes
+ * through the two processes' memory, never through @p comm, so no receive of the
+ * program can consume it. Do not receive a zcopy message with MPI_Recv: a zero-copy one
+ * would leave its header there. With Open MPI every receive is posted into the caller's
+ * buffer at once (MPI_Recv, MPI_Irecv) and a header found there acted on; MPI refuses a
+ * header into a buffer whose elements it ends inside with MPICH, so there a receive for
+ * more than 16 KiB matches its message first (MPI_Mprobe, MPI_Improbe), a blocking one
+ * for up to 16 KiB is posted at once, and on both a nonblocking one for less than 1031
+ * bytes is MPI's own receive (its request). A zcopy message longer than a receive's
+ * buffer is MPI_ERR_TRUNCATE there, as with MPI_Recv; if it went zero-copy to a receive
+ * for less than 1031 bytes (with MPICH, one of a datatype the header ends inside an
+ * element of, for up to 16 KiB), its sender is not released.
  *
  * @par Layouts and memoization
  * A datatype's flattened layout (offset, length blocks in type-map order, adjacent
@@ -54,7 +62,8 @@
  *
  * @par Knobs (environment variables, read by a process's first zcopy call)
  * - `MPIX_ZCOPY` (`on`|`off`, default on): off sends everything through plain MPI.
- * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go inline.
+ * - `MPIX_ZCOPY_EAGER_BYTES` (default 16384): messages up to this size go through MPI,
+ *   never zero-copy.
  * - `MPIX_ZCOPY_COALESCE_BYTES` (default 4096): blocks shorter than this are read as
  *   part of one span with their neighbours when the gap between them is shorter too,
  *   and scattered locally; a layout whose small blocks are mostly isolated goes
@@ -139,8 +148,8 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @p source may be MPI_ANY_SOURCE and @p tag MPI_ANY_TAG; @p status (or
  * MPI_STATUS_IGNORE) gets the source, the tag and a count that MPI_Get_count and
  * MPI_Get_elements read in any datatype. A message longer than the buffer is
- * MPI_ERR_TRUNCATE (the sender still completes; with MPICH, not where the buffer holds
- * less than 1031 bytes and the message's data more than 16 KiB: that sender waits).
+ * MPI_ERR_TRUNCATE (the sender still completes; not where the buffer holds less than 1031
+ * bytes and the message went zero-copy: that sender waits).
  * To size the buffer by the message, probe with MPIX_Probe_zcopy or MPIX_Iprobe_zcopy:
  * MPI_Probe and its kin are MPI's and see zcopy's message, header included.
  * @param buf      where the data goes
@@ -220,8 +229,9 @@ int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest
  * @param request  the request
  * @return as MPIX_Isend_zcopy. MPI_ERR_TRUNCATE comes back from MPI_Wait with the status
  *         filled, as for MPI_Irecv.
- * @par Complexity as MPIX_Recv_zcopy; one datatype (header and data) made and committed
- *      per call (none for MPI's own receive).
+ * @par Complexity as MPIX_Recv_zcopy; one MPI_Irecv (with MPICH, for more than 16 KiB,
+ *      MPI_Improbe in MPI's waits and tests until the message is there, then
+ *      MPI_Imrecv), a datatype duplicated unless predefined (none for MPI's own receive).
  */
 int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                      MPI_Request *request);
@@ -233,12 +243,11 @@ int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, in
  * Returns once a message from @p source with @p tag is there for the next matching
  * MPIX_Recv_zcopy or MPIX_Irecv_zcopy, which then receives that message: MPI_Get_count
  * on the status gives the count to receive, in any datatype the data fits. MPI_Probe
- * would count zcopy's header too, and for a zero-copy message only the header. A
- * message that carries no header (with MPICH, data of up to 16 KiB) is left to MPI; any
- * other is received at once into a buffer of the library's and kept on the
- * communicator until a receive takes it (a receive looks there before MPI's queue): its
- * inline data is then copied once more, while a zero-copy message's data is read from
- * the sender only by the receive, which the sender waits for, as MPI_Send of a large
+ * would count zcopy's header, for a zero-copy message only the header. A message that
+ * carries no header is left to MPI; a header is received at once into a buffer of the
+ * library's and kept on the communicator until a receive takes it (a receive looks there
+ * before MPI's queue; a question is answered and the probe goes on): a zero-copy
+ * message's data is read from the sender only by the receive, which the sender waits for, as MPI_Send of a large
  * message waits for its receive. Hints: receive with the source and tag the status
  * names (the probed message is the oldest of that sender with that tag); with threads,
  * as with MPI_Probe, another thread's receive may take the message first: with threads,
@@ -251,8 +260,7 @@ int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, in
  * @return MPI_SUCCESS or an error code raised on @p comm, once: a tag, communicator or
  *         rank MPI_Probe would reject (MPI's error, raised by MPI),
  *         MPI_ERR_NO_MEM for a message no buffer could be found for.
- * @par Complexity MPI_Probe's; for a message with a header, one MPI_Mprobe and MPI_Mrecv
- *      of the message as MPI (its header and inline data) into a buffer of its length.
+ * @par Complexity MPI_Probe's; for a header, one MPI_Mprobe and MPI_Mrecv of it.
  */
 int MPIX_Probe_zcopy(int source, int tag, MPI_Comm comm, MPI_Status *status);
 
@@ -282,8 +290,7 @@ int MPIX_Iprobe_zcopy(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
  * @p message to a handle that MPIX_Mrecv_zcopy or MPIX_Imrecv_zcopy receives (for
  * MPI_PROC_NULL, MPI_MESSAGE_NO_PROC). No other receive or probe, of this thread or
  * another, can match the message afterwards: the probe of choice where several threads
- * receive on one communicator. A message that carries no header (with MPICH, data of up
- * to 16 KiB) is matched by MPI_Mprobe and the handle is MPI's own. Any other is received
+ * receive on one communicator. A message that carries no header is matched by MPI_Mprobe and the handle is MPI's own. Any other is received
  * at once and its data read (from a zero-copy sender, which is released then), and the
  * handle is MPI's own handle of that data sent to this process on a private
  * communicator; MPIX_Mrecv_zcopy reports the envelope matched here.

@@ -128,11 +128,6 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                        MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "1000",
                                        "microseconds one call may go on folding units due after its first fold (0: "
                                        "no limit but the 16 units a call)" },
-    [MPIX_HINT_ZCOPY_WRAP_SLOW_US] = { "mpix_zcopy_wrap_slow_us", "MPIX_ZCOPY_WRAP_SLOW_US", NULL, "zcopy", TESTING,
-                                       MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "20",
-                                       "microseconds a message type of header and data may take to build before "
-                                       "nonblocking sends of its datatype's shape send the two as messages of their "
-                                       "own (0: every one after the shape's first two)" },
     [MPIX_HINT_ZCOPY_FOLD_THREAD] = { "mpix_zcopy_fold_thread", "MPIX_ZCOPY_FOLD_THREAD", NULL, "zcopy", USER,
                                       MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                                       "fold buffers into huge pages on a thread of the process's own (false: in the "

@@ -22,7 +22,8 @@ typedef struct mpix_zcopy_probed {
     MPI_Status matched;           /* MPI's: the envelope, and the message's length */
     MPI_Status reported;          /* the probe's: the data's length */
     int length;
-    int raw;                      /* data without header (MPICH: a lone header's length) */
+    int raw;                      /* data without header (a lone header's length) */
+    int question;                 /* a LEARN header: answered, nothing to receive */
     struct mpix_zcopy_probed *next;
     char packed[];                /* the message, received as MPI_PACKED */
 } mpix_zcopy_probed;
@@ -90,35 +91,19 @@ int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, vo
 }
 
 /* Reads the header of the stashed message @probed: how many bytes of data it brings
- * (*@bytes). A sender that
- * times an inline message waits until its receiver has the data: this process has it,
- * so the sender is ended now, not at the receive (the probing program may send to it
- * first), and the stashed header says nothing is left to end. */
+ * (*@bytes); a message of a lone header's length that holds none is data (raw). */
 static int read_header(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Count *bytes)
 {
     mpix_zcopy_header header;
-    int native = zc->settings.packs_natively, whole = (int)sizeof header;
     *bytes = probed->length;
-    if (probed->length == MPIX_ZCOPY_LONE_HEADER_BYTES) {
-        memcpy(&header, probed->packed, sizeof header);
-        if (!mpix_zcopy_header_sent(&header, &probed->matched)) {
-            probed->raw = 1;
-            return MPI_SUCCESS;
-        }
-    }
-    int position = mpix_zcopy_header_read(&header, probed->packed, probed->length, native, comm);
-    if (!position) /* not zcopy's: the receive says so */
-        return MPI_SUCCESS;
-    *bytes = header.bytes;
-    if ((header.kind == MPIX_ZCOPY_EAGER || header.kind == MPIX_ZCOPY_MPI) && !header.data_follows &&
-        header.slot >= 0 && position == whole) {
-        mpix_zcopy_receive_end_inline(zc, &header, MPI_SUCCESS);
-        header.slot = -1;
-        int at = 0;
-        if (native)
-            memcpy(probed->packed, &header, sizeof header);
-        else
-            return PMPI_Pack(&header, whole, MPI_BYTE, probed->packed, probed->length, &at, comm);
+    probed->raw = probed->length != MPIX_ZCOPY_LONE_HEADER_BYTES ||
+                  !mpix_zcopy_header_read(&header, probed->packed, probed->length, zc->settings.packs_natively, comm) ||
+                  !mpix_zcopy_header_sent(&header, &probed->matched);
+    if (!probed->raw)
+        *bytes = header.bytes;
+    if (!probed->raw && header.kind == MPIX_ZCOPY_LEARN) { /* answered; the caller probes again */
+        mpix_zcopy_receive_learn(zc, probed->matched.MPI_SOURCE, &header);
+        probed->question = 1;
     }
     return MPI_SUCCESS;
 }
@@ -224,6 +209,10 @@ int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int b
                 return rc;
             if ((rc = receive_to_stash(zc, &matched, &found, comm, &probed)) != MPI_SUCCESS)
                 return mpix_raise_comm(comm, rc);
+            if (probed->question) { /* a question, not a message: the probe goes on */
+                free(probed);
+                return mpix_zcopy_probe(call, source, tag, comm, blocking, flag, status, taken, message);
+            }
             found = probed->reported;
             if (taken)
                 *taken = probed;

@@ -63,6 +63,7 @@ static void process_destroy(void *state)
     mpix_layout_table_destroy(process->layouts);
     munmap(process->directory, process->world_size * sizeof *process->directory);
     free(process->access);
+    free((void *)process->learn_asks);
     free(process);
 }
 
@@ -95,6 +96,8 @@ static int read_settings(mpix_zcopy_settings *settings)
         rc = mpix_zcopy_packs_natively(&settings->packs_natively);
     settings->packs_natively = settings->packs_natively && by_copy;
     if (rc == MPI_SUCCESS)
+        rc = mpix_zcopy_receives_part_elements(&settings->receives_in_place);
+    if (rc == MPI_SUCCESS)
         mpix_hint_report(MPI_INFO_NULL, "zcopy");
     return rc;
 }
@@ -115,10 +118,12 @@ static int process_create(void **state)
     size_t bytes = process->world_size * sizeof *process->directory;
     process->directory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     process->access = calloc(process->world_size, 1);
-    if (process->directory == MAP_FAILED || !process->access) {
+    process->learn_asks = calloc(process->world_size, sizeof *process->learn_asks);
+    if (process->directory == MAP_FAILED || !process->access || !process->learn_asks) {
         if (process->directory != MAP_FAILED)
             munmap(process->directory, bytes);
         free(process->access);
+        free((void *)process->learn_asks);
         free(process);
         return MPI_ERR_NO_MEM;
     }
@@ -141,10 +146,6 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_CALL_US, &fold_call_us);
     process->fold_call_seconds = (double)fold_call_us * 1e-6;
-    long long wrap_slow_us = 0;
-    if (rc == MPI_SUCCESS)
-        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_WRAP_SLOW_US, &wrap_slow_us);
-    process->wrap_slow_seconds = (double)wrap_slow_us * 1e-6;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     int fold_thread = 0;
     if (rc == MPI_SUCCESS)

@@ -16,6 +16,8 @@ static const mpix_pvar_counter counters[] = {
     { "sent_packed", offsetof(mpix_zcopy_stats, sent_packed) },
     { "sent_unpacked", offsetof(mpix_zcopy_stats, sent_unpacked) },
     { "sent_data_apart", offsetof(mpix_zcopy_stats, sent_data_apart) },
+    { "sent_without_header", offsetof(mpix_zcopy_stats, sent_without_header) },
+    { "sent_questions", offsetof(mpix_zcopy_stats, sent_questions) },
     { "pulled_direct", offsetof(mpix_zcopy_stats, pulled_direct) },
     { "pulled_staged", offsetof(mpix_zcopy_stats, pulled_staged) },
     { "pulled_shared", offsetof(mpix_zcopy_stats, pulled_shared) },

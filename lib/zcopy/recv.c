@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* MPIX_Recv_zcopy: match the sender's one message with MPI's own matching (so wildcards
- * and ordering are MPI's) and receive it as a header followed by the caller's buffer and
- * datatype: data sent inline lands in place, and a zero-copy header says where to read
- * the sender's memory. */
+/* MPIX_Recv_zcopy: receive the sender's message into the caller's buffer with MPI's own
+ * receive (so wildcards, ordering and truncation are MPI's): data sent without header
+ * lands in place; a lone header, found there, says where to read the sender's memory or
+ * that the data is the sender's next message. */
 #include "zcopy.h"
 #include "common/arguments.h"
 #include "common/api.h"
@@ -207,6 +207,72 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
     return slot && atomic_load_explicit(&slot->nonce, memory_order_acquire) == header->nonce;
 }
 
+/* Whether the message MPI just received into @buf (@count of @datatype, @type_size
+ * bytes each; its status @matched) is a lone header: its length, and its first type-map
+ * bytes, read into *@header, naming the sender and tag MPI matched
+ * (mpix_zcopy_header_sent). A buffer of small elements is packed as far as the elements
+ * that hold them; one of larger elements is read through its layout, which a zero-copy
+ * message reads anyway: packing a whole 6 MiB element to read 1 KiB would cost more
+ * than the message. */
+static int lone_header_in(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
+                          const MPI_Status *matched, MPI_Comm comm, mpix_zcopy_header *header, int *is_header)
+{
+    int length, rc = PMPI_Get_count(matched, MPI_BYTE, &length);
+    *is_header = 0;
+    if (rc != MPI_SUCCESS || length != MPIX_ZCOPY_LONE_HEADER_BYTES)
+        return rc;
+    if (type_size <= MPIX_ZCOPY_RAW_MAX)
+        rc = mpix_zcopy_pack_head(header, sizeof *header, buf, count, datatype, comm);
+    else {
+        mpix_layout_view view;
+        if ((rc = mpix_layout_view_get(zc, datatype, count, &view)) != MPI_SUCCESS)
+            return rc;
+        char *to = (char *)header;
+        size_t left = sizeof *header;
+        for (MPI_Aint i = 0; i < view.layout->nblocks && left > 0; i++) {
+            size_t take = (size_t)view.layout->blocks[i].length < left ? (size_t)view.layout->blocks[i].length : left;
+            memcpy(to, (const char *)buf + view.layout->blocks[i].offset, take);
+            to += take;
+            left -= take;
+        }
+        mpix_layout_view_release(&view);
+    }
+    *is_header = rc == MPI_SUCCESS && mpix_zcopy_header_sent(header, matched);
+    return rc;
+}
+
+/* The data a lone header announced, the sender's next message to this process on the
+ * tag, received into @buf as MPI_Recv receives it, its length in receiving->data_bytes.
+ * Below MPI_THREAD_MULTIPLE nothing comes between; above, another thread of the sender
+ * may send on the same tag in between (MPI orders no two threads' sends), and that
+ * message is the one received: data, or a header acted on in place of the one before,
+ * whose own data a later receive then takes (*@another: act on receiving->header again). */
+static int receive_data(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, void *buf, int count,
+                        MPI_Datatype datatype, MPI_Comm comm, int *another)
+{
+    MPI_Status data;
+    mpix_zcopy_header next;
+    *another = 0;
+    int is_header, rc;
+    do { /* a question that came between is answered, and the data received after it */
+        rc = PMPI_Recv(buf, count, datatype, receiving->matched.MPI_SOURCE, receiving->matched.MPI_TAG, comm, &data);
+        if (rc == MPI_SUCCESS)
+            rc = lone_header_in(zc, buf, count, datatype, receiving->type_size, &data, comm, &next, &is_header);
+        if (rc == MPI_SUCCESS && is_header && next.kind == MPIX_ZCOPY_LEARN)
+            mpix_zcopy_receive_learn(zc, data.MPI_SOURCE, &next);
+    } while (rc == MPI_SUCCESS && is_header && next.kind == MPIX_ZCOPY_LEARN);
+    if (rc == MPI_SUCCESS && is_header) {
+        mpix_zcopy_receive_end_inline(zc, &receiving->header, MPI_SUCCESS);
+        receiving->header = next;
+        receiving->fits = next.bytes <= receiving->type_size * count;
+        receiving->data_bytes = -1;
+        *another = 1;
+        return MPI_SUCCESS;
+    }
+    int elements_rc = PMPI_Get_elements_x(&data, MPI_BYTE, &receiving->data_bytes);
+    return rc == MPI_SUCCESS ? elements_rc : rc;
+}
+
 /* What a receive does once its message is in (header filled, data where the message
  * put it; @rc the receive's code, from MPI's calls): check it is zcopy's, act on its kind,
  * set @status, and say in receiving->raised whether MPI raised the error returned. */
@@ -217,27 +283,29 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     const MPI_Status *matched = &receiving->matched;
     mpix_zcopy_header *header = &receiving->header;
     MPI_Count type_size = receiving->type_size, capacity = type_size * count;
-    int length = receiving->length, fits = receiving->fits;
-    if (rc == MPI_SUCCESS && (length < MPIX_ZCOPY_SHORT_HEADER_BYTES || header->magic != MPIX_ZCOPY_MAGIC))
+    int length = receiving->length;
+    if (rc == MPI_SUCCESS && (length != MPIX_ZCOPY_LONE_HEADER_BYTES || header->magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
                         "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
                         "MPIX_Send_zcopy",
                         matched->MPI_SOURCE, matched->MPI_TAG, length);
-    if (rc == MPI_SUCCESS) {
+    for (int again = rc == MPI_SUCCESS; again;) {
+        again = 0;
         mpix_zcopy_receive_learn(zc, matched->MPI_SOURCE, header);
         switch (header->kind) {
         case MPIX_ZCOPY_EAGER:
         case MPIX_ZCOPY_MPI:
-            /* The next message from the sender on this tag. Unpacked here only in whole
-             * elements; a part of one, or more than fits, the datatype receives: MPI
-             * judges its length, and a packed message matches the datatype. */
+            /* Unpacked here only in whole elements; a part of one, or more than fits, the
+             * datatype receives: MPI judges its length, and a packed message matches the
+             * datatype. */
             if (header->data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header->bytes <= capacity && type_size > 0 &&
-                header->bytes % type_size == 0)
+                header->bytes % type_size == 0 && !receiving->data_posted)
                 rc = mpix_zcopy_receive_unpacked(buf, (int)(header->bytes / type_size), datatype, matched->MPI_SOURCE,
                                                  matched->MPI_TAG, comm);
-            else if (header->data_follows && !receiving->data_posted)
-                rc = PMPI_Recv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, MPI_STATUS_IGNORE);
-            else if (!fits)
+            else if (header->data_follows && !receiving->data_posted) {
+                if ((rc = receive_data(zc, receiving, buf, count, datatype, comm, &again)) == MPI_SUCCESS && again)
+                    continue;
+            } else if (!receiving->fits)
                 rc = MPI_ERR_TRUNCATE;
             receiving->raised = rc != MPI_SUCCESS && header->data_follows;
             mpix_zcopy_receive_end_inline(zc, header, rc);
@@ -258,9 +326,11 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
         status->MPI_TAG = matched->MPI_TAG;
         status->MPI_ERROR = rc;
         int status_rc = PMPI_Status_set_cancelled(status, 0);
+        MPI_Count bytes = receiving->data_bytes >= 0 ? receiving->data_bytes
+                          : header->bytes < capacity ? header->bytes
+                                                     : capacity;
         if (status_rc == MPI_SUCCESS)
-            status_rc =
-                PMPI_Status_set_elements_x(status, MPI_BYTE, header->bytes < capacity ? header->bytes : capacity);
+            status_rc = PMPI_Status_set_elements_x(status, MPI_BYTE, bytes);
         if (rc == MPI_SUCCESS)
             rc = status_rc;
     }
@@ -287,171 +357,202 @@ static int unpack_raw(const char *data, int length, const MPI_Status *matched, v
     return rc;
 }
 
-/* A message of a lone header's length whose first bytes are no header (@receiving's
- * header room holds it): data sent without one. */
-static int lone_raw(mpix_zcopy_receiving *receiving, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                    MPI_Status *status)
-{
-    return unpack_raw((const char *)receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, &receiving->matched, buf,
-                      count, datatype, receiving->type_size, comm, status, &receiving->raised);
-}
-
 int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
                                int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                                MPI_Status *status, int *raised)
 {
-    mpix_zcopy_receiving receiving = { .matched = *matched, .pending = MPI_REQUEST_NULL,
-                                       .posted = MPI_DATATYPE_NULL, .length = length };
+    mpix_zcopy_receiving receiving = { .matched = *matched, .pending = MPI_REQUEST_NULL, .length = length,
+                                       .data_bytes = -1 };
     *raised = 0;
     int rc = PMPI_Type_size_x(datatype, &receiving.type_size);
     if (rc != MPI_SUCCESS)
         return rc;
     if (raw)
         return unpack_raw(packed, length, matched, buf, count, datatype, receiving.type_size, comm, status, raised);
-    rc = mpix_zcopy_unpack_message(packed, length, &receiving.header, buf, count, datatype, receiving.type_size,
-                                   zc->settings.packs_natively, comm);
+    (void)mpix_zcopy_header_read(&receiving.header, packed, length, zc->settings.packs_natively, comm);
     receiving.fits = receiving.header.bytes <= receiving.type_size * count;
     rc = receive_finish(zc, &receiving, rc, buf, count, datatype, comm, status);
     *raised = receiving.raised;
     return rc;
 }
 
-int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
-                            const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                            int start_only, MPI_Status *status)
+/* Acts on the lone header @next that came for @receiving (its envelope in ->matched):
+ * where its data follows as a message of its own, ->pending is that message's receive
+ * (mpix_zcopy_receive_landed completes it); else the receive is finished. */
+static int act_on_header(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, const mpix_zcopy_header *next,
+                         void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status)
 {
-    receiving->header = (mpix_zcopy_header){ 0 };
-    receiving->matched = *matched;
-    receiving->pending = MPI_REQUEST_NULL;
-    receiving->posted = MPI_DATATYPE_NULL;
+    int rc;
+    if (next->kind == MPIX_ZCOPY_LEARN) { /* answered; the receive goes on as it was */
+        const MPI_Status *from = &receiving->matched;
+        mpix_zcopy_receive_learn(zc, from->MPI_SOURCE, next);
+        if (receiving->data_posted)
+            return PMPI_Irecv(buf, count, datatype, from->MPI_SOURCE, from->MPI_TAG, comm, &receiving->pending);
+        if (receiving->in_place)
+            return PMPI_Irecv(buf, count, datatype, receiving->source, receiving->tag, comm, &receiving->pending);
+        receiving->unmatched = 1;
+        return MPI_SUCCESS;
+    }
+    receiving->header = *next;
+    receiving->length = MPIX_ZCOPY_LONE_HEADER_BYTES;
+    receiving->fits = next->bytes <= receiving->type_size * count;
+    receiving->data_bytes = -1;
     receiving->data_posted = 0;
-    receiving->packed = NULL;
-    int rc = PMPI_Type_size_x(datatype, &receiving->type_size);
+    if ((next->kind == MPIX_ZCOPY_EAGER || next->kind == MPIX_ZCOPY_MPI) && next->data_follows) {
+        /* The data, the sender's next message on this tag, by a request of its own: a
+         * receive inside MPI's progress must not wait in MPI (Open MPI's waits under
+         * MPI_THREAD_MULTIPLE sleep there until another thread progresses, and none
+         * does). */
+        const MPI_Status *from = &receiving->matched;
+        mpix_zcopy_receive_learn(zc, from->MPI_SOURCE, next);
+        receiving->data_posted = 1;
+        if (next->data_follows == MPIX_ZCOPY_FOLLOWS_DATA)
+            return PMPI_Irecv(buf, count, datatype, from->MPI_SOURCE, from->MPI_TAG, comm, &receiving->pending);
+        int size;
+        if ((rc = PMPI_Pack_size(count, datatype, comm, &size)) != MPI_SUCCESS)
+            return rc;
+        if (!(receiving->packed = malloc(size > 0 ? size : 1)))
+            return MPI_ERR_NO_MEM;
+        return PMPI_Irecv(receiving->packed, size, MPI_PACKED, from->MPI_SOURCE, from->MPI_TAG, comm,
+                          &receiving->pending);
+    }
+    return receive_finish(zc, receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+}
+
+int mpix_zcopy_receive_landed(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
+                              const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
+                              MPI_Comm comm, MPI_Status *status)
+{
+    mpix_zcopy_header next;
+    int is_header = 0, rc = received;
+    receiving->pending = MPI_REQUEST_NULL;
+    if (receiving->packed) { /* data the sender packed, received as it was sent */
+        int length = 0;
+        if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(completed, MPI_PACKED, &length)) == MPI_SUCCESS)
+            rc = mpix_zcopy_unpack_bytes(receiving->packed, length, buf, count, datatype, comm);
+        receiving->data_bytes = length;
+        free(receiving->packed);
+        receiving->packed = NULL;
+        return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
+    }
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Get_count(matched, MPI_BYTE, &receiving->length);
-    receiving->raised = 1;   /* until receive_finish, an error returned is from MPI's calls, but lone_raw's */
+        rc = lone_header_in(zc, buf, count, datatype, receiving->type_size, completed, comm, &next, &is_header);
+    if (!is_header) {
+        if (!receiving->data_posted) { /* data without header: MPI's receive and status alone */
+            if (status != MPI_STATUS_IGNORE)
+                *status = *completed;
+            receiving->raised = rc != MPI_SUCCESS;
+            return rc;
+        }
+        int elements_rc = PMPI_Get_elements_x(completed, MPI_BYTE, &receiving->data_bytes);
+        return receive_finish(zc, receiving, rc == MPI_SUCCESS ? elements_rc : rc, buf, count, datatype, comm, status);
+    }
+    if (!receiving->data_posted)
+        receiving->matched = *completed;
+    else if (next.kind != MPIX_ZCOPY_LEARN) /* another thread's message came between (receive_data) */
+        mpix_zcopy_receive_end_inline(zc, &receiving->header, MPI_SUCCESS);
+    return act_on_header(zc, receiving, &next, buf, count, datatype, comm, status);
+}
+
+int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
+                               const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                               int start_only, MPI_Status *status)
+{
+    int length, rc = PMPI_Get_count(matched, MPI_BYTE, &length);
+    receiving->matched = *matched;
+    receiving->raised = 1;   /* until receive_finish, an error returned is MPI's */
     if (rc != MPI_SUCCESS)
         return rc;
-    int length = receiving->length;
-    receiving->raw = mpix_zcopy_length_raw(length);
-    if (receiving->raw) { /* no header: MPI receives it as MPI_Recv would, truncation included */
+    if (length != MPIX_ZCOPY_LONE_HEADER_BYTES) { /* no header: MPI receives it as MPI_Recv would */
         if (start_only)
             return PMPI_Imrecv(buf, count, datatype, message, &receiving->pending);
         MPI_Status received;
         rc = PMPI_Mrecv(buf, count, datatype, message, &received);
         if (status != MPI_STATUS_IGNORE)
             *status = received;
+        /* MPICH 4.0 runs no handler of the message's communicator for MPI_Mrecv's
+         * errors (a truncation ran it 0 times): raised by the caller. */
+        receiving->raised = 0;
         return rc;
     }
-    /* Data sent inline lands in buf by MPI itself; a zero-copy header fills the header. */
-    MPI_Count capacity = receiving->type_size * count;
-    receiving->fits = length >= (int)sizeof receiving->header &&
-                      length - (MPI_Count)sizeof receiving->header <= capacity;
-    if (length == MPIX_ZCOPY_LONE_HEADER_BYTES) { /* a header alone: no type around the caller's to commit */
-        rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS && !mpix_zcopy_header_sent(&receiving->header, matched)) {
-            return lone_raw(receiving, buf, count, datatype, comm, status);   /* complete: nothing pending */
-        }
-        /* The data, the sender's next message on this tag, received as MPI_Irecv does,
-         * posted now so that no receive posted later takes it (receive_finish). */
-        if (rc == MPI_SUCCESS && start_only && receiving->header.data_follows == MPIX_ZCOPY_FOLLOWS_DATA &&
-            (receiving->header.kind == MPIX_ZCOPY_EAGER || receiving->header.kind == MPIX_ZCOPY_MPI)) {
-            receiving->data_posted = 1;
-            return PMPI_Irecv(buf, count, datatype, matched->MPI_SOURCE, matched->MPI_TAG, comm, &receiving->pending);
-        }
-    }
-    else if (start_only && !receiving->fits && length > (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES) {
-        /* Longer than buf, and perhaps not all in: received whole as MPI_PACKED (below)
-         * by a request of its own, for a receive inside MPI's progress must not wait in
-         * MPI (Open MPI's waits under MPI_THREAD_MULTIPLE sleep there until another
-         * thread progresses, and none does). */
-        if (!(receiving->packed = malloc(length)))
-            return MPI_ERR_NO_MEM;
-        return PMPI_Imrecv(receiving->packed, length, MPI_PACKED, message, &receiving->pending);
-    } else if (length <= (int)sizeof receiving->header + MPIX_ZCOPY_PACKED_BYTES || !receiving->fits) {
-        /* Small data, its header short or not (the length cannot tell: MPI_PACKED takes
-         * it and the header says), or data longer than buf: received whole as
-         * MPI_PACKED, as MPI allows for any message, so the header is read, and as much
-         * data unpacked as fits, as MPI_Recv fills a buffer before it reports truncation.
-         * A matched message this small is in: the call returns with it. */
-        rc = mpix_zcopy_receive_packed(message, length, &receiving->header, buf, count, datatype,
-                                       receiving->type_size, zc->settings.packs_natively, comm);
-        receiving->fits = receiving->header.bytes <= capacity;
-    } else {
-        if ((rc = mpix_zcopy_message_type(&receiving->header, buf, count, datatype, &receiving->posted)) != MPI_SUCCESS)
+    /* A lone header's length, in: received whole. */
+    if ((rc = PMPI_Mrecv(receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, message,
+                         MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        return rc;
+    if (!mpix_zcopy_header_sent(&receiving->header, matched)) /* data of that length */
+        return unpack_raw((const char *)receiving->header_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, matched, buf, count,
+                          datatype, receiving->type_size, comm, status, &receiving->raised);
+    mpix_zcopy_header next = receiving->header;
+    if (!start_only && next.kind == MPIX_ZCOPY_LEARN) { /* answered; then the receive's own message */
+        MPI_Status again;
+        mpix_zcopy_receive_learn(zc, matched->MPI_SOURCE, &next);
+        if ((rc = PMPI_Mprobe(receiving->source, receiving->tag, comm, message, &again)) != MPI_SUCCESS)
             return rc;
-        if (start_only) /* the caller waits for the data itself (mpix_zcopy_receive_complete) */
-            return PMPI_Imrecv(MPI_BOTTOM, 1, receiving->posted, message, &receiving->pending);
-        rc = PMPI_Mrecv(MPI_BOTTOM, 1, receiving->posted, message, MPI_STATUS_IGNORE);
-        int free_rc = PMPI_Type_free(&receiving->posted);
-        if (rc == MPI_SUCCESS)
-            rc = free_rc;
+        return mpix_zcopy_receive_matched(zc, receiving, message, &again, buf, count, datatype, comm, 0, status);
     }
-    return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
+    if (!start_only) {
+        receiving->length = MPIX_ZCOPY_LONE_HEADER_BYTES;
+        receiving->fits = next.bytes <= receiving->type_size * count;
+        return receive_finish(zc, receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
+    }
+    return act_on_header(zc, receiving, &next, buf, count, datatype, comm, status);
 }
 
-int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
-                                const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
-                                MPI_Comm comm, MPI_Status *status)
+int mpix_zcopy_receives_part_elements(int *accepts)
 {
-    if (receiving->raw) {
-        if (status != MPI_STATUS_IGNORE)
-            *status = *completed;
-        return received;
-    }
-    int rc = received;
-    if (receiving->packed) {
-        if (rc == MPI_SUCCESS)
-            rc = mpix_zcopy_unpack_message(receiving->packed, receiving->length, &receiving->header, buf, count,
-                                           datatype, receiving->type_size, zc->settings.packs_natively, comm);
-        receiving->fits = receiving->header.bytes <= receiving->type_size * count;
-        free(receiving->packed);
-        receiving->packed = NULL;
-    }
-    if (receiving->posted != MPI_DATATYPE_NULL) {
-        int free_rc = PMPI_Type_free(&receiving->posted);
-        if (rc == MPI_SUCCESS)
-            rc = free_rc;
-    }
-    return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
+#if defined(OPEN_MPI)
+    *accepts = 1;
+#else
+    *accepts = 0;
+#endif
+    return MPI_SUCCESS;
 }
 
-/* Receives the message MPI matched (@message, envelope in @matched) into @buf: data sent
- * inline lands there through MPI, a zero-copy message is read from the sender. Fills
- * @status (unless MPI_STATUS_IGNORE) as MPI_Recv would; *@raised as receive_finish. */
-static int receive_matched(mpix_zcopy_comm *zc, MPI_Message *message, const MPI_Status *matched, void *buf,
-                           int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised)
-{
-    mpix_zcopy_receiving receiving;
-    int rc = mpix_zcopy_receive_post(zc, &receiving, message, matched, buf, count, datatype, comm, 0, status);
-    *raised = receiving.raised;
-    return rc;
-}
-
-/* A blocking receive for at most MPIX_ZCOPY_RAW_MAX bytes: what it can take whole comes
- * without header, so MPI receives into @buf at once, with no probe before (which would
- * leave the message to MPI's unexpected queue and a second copy). A message of a lone
- * header's length may be a header all the same, of a message too long for @buf: its
- * first bytes, now in @buf, tell (mpix_zcopy_header_sent), and it ends as any header
- * does, with MPI_ERR_TRUNCATE, its sender released; its error is raised here, on
- * @comm, where MPI raised its own (*@raised). A buffer shorter than a lone header
- * takes only data: MPI's receive and status alone. */
+/* A blocking receive: MPI receives into @buf at once, with no probe before (which would
+ * leave the message to MPI's unexpected queue, a datatype's pipeline to a late receive
+ * and a second copy). A message of a lone header's length may be a header: its first
+ * bytes, now in @buf, tell (lone_header_in), and it ends as any header does, the data
+ * it announces overwriting it; a header of a message too long for @buf ends with
+ * MPI_ERR_TRUNCATE, its sender released; its error is raised here, on @comm, where MPI
+ * raised its own (*@raised). A buffer shorter than a lone header takes only data: MPI's
+ * receive and status alone. Where the MPI refuses a header into the buffer
+ * (settings.receives_in_place), a buffer for more than MPIX_ZCOPY_RAW_MAX bytes has
+ * its message matched first; smaller ones take a header only for a message too long
+ * for them, whose MPI_ERR_TRUNCATE MPI then reports. */
 static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count type_size,
                           int source, int tag, MPI_Comm comm, MPI_Status *status, int *raised)
 {
     *raised = 1;
     if (mpix_zcopy_takes_only_raw(type_size * count))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-    int length;
-    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .posted = MPI_DATATYPE_NULL };
-    int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
-    if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(&receiving.matched, MPI_BYTE, &length)) == MPI_SUCCESS &&
-        length == MPIX_ZCOPY_LONE_HEADER_BYTES &&
-        (rc = mpix_zcopy_pack_head(&receiving.header, sizeof receiving.header, buf, count, datatype, comm)) ==
-            MPI_SUCCESS &&
-        mpix_zcopy_header_sent(&receiving.header, &receiving.matched)) {
+    int is_header = 0;
+    mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .type_size = type_size, .data_bytes = -1,
+                                       .source = source, .tag = tag };
+    if (!zc->settings.receives_in_place && type_size * count > MPIX_ZCOPY_RAW_MAX) {
+        MPI_Message message;
+        MPI_Status matched;
+        /* First the checks MPI_Recv makes of the datatype (raised by MPI once), which
+         * MPI_Mprobe does not make: a rejected call leaves the message to a later one. */
+        int rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Mprobe(source, tag, comm, &message, &matched);
+        if (rc != MPI_SUCCESS) /* raised by MPI */
+            return rc;
+        rc = mpix_zcopy_receive_matched(zc, &receiving, &message, &matched, buf, count, datatype, comm, 0, status);
+        *raised = receiving.raised;
+        return rc;
+    }
+    int rc;
+    do { /* a question is answered, and the receive's own message received after it */
+        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
+        if (rc == MPI_SUCCESS)
+            rc = lone_header_in(zc, buf, count, datatype, type_size, &receiving.matched, comm, &receiving.header,
+                                &is_header);
+        if (rc == MPI_SUCCESS && is_header && receiving.header.kind == MPIX_ZCOPY_LEARN)
+            mpix_zcopy_receive_learn(zc, receiving.matched.MPI_SOURCE, &receiving.header);
+    } while (rc == MPI_SUCCESS && is_header && receiving.header.kind == MPIX_ZCOPY_LEARN);
+    if (rc == MPI_SUCCESS && is_header) {
         receiving.length = MPIX_ZCOPY_LONE_HEADER_BYTES;
-        receiving.type_size = type_size;
         receiving.fits = receiving.header.bytes <= type_size * count;
         rc = receive_finish(zc, &receiving, MPI_SUCCESS, buf, count, datatype, comm, status);
         *raised = receiving.raised;
@@ -468,8 +569,6 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
 {
     *raised = 0;
     mpix_zcopy_comm *zc;
-    MPI_Message message;
-    MPI_Status matched;
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -486,12 +585,7 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     MPI_Count type_size;
     if ((rc = PMPI_Type_size_x(datatype, &type_size)) != MPI_SUCCESS)
         return rc;
-    if (type_size * count <= MPIX_ZCOPY_RAW_MAX)
-        return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
-    *raised = 1;
-    if ((rc = PMPI_Mprobe(source, tag, comm, &message, &matched)) != MPI_SUCCESS)
-        return rc;
-    return receive_matched(zc, &message, &matched, buf, count, datatype, comm, status, raised);
+    return receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, raised);
 }
 
 MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -516,10 +610,8 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
             if (taken)
                 return raised ? rc : mpix_raise_comm(comm, rc);
         }
-        if (type_size * count <= MPIX_ZCOPY_RAW_MAX) {
-            rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
-            return raised ? rc : mpix_raise_comm(comm, rc);
-        }
+        rc = receive_direct(zc, buf, count, datatype, type_size, source, tag, comm, status, &raised);
+        return raised ? rc : mpix_raise_comm(comm, rc);
     }
     int check_rc = mpix_check_transfer("MPIX_Recv_zcopy", buf, count, datatype, source, tag, comm, MPIX_RECEIVING);
     if (check_rc != MPI_SUCCESS)

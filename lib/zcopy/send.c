@@ -58,67 +58,61 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
-/* The header and the data with the datatype (@kind EAGER up to the eager limit, MPI
- * above it), in one message or, for a blocking send, in two (below), the data
- * packed by this process if @way says so (pack.c). With a slot (a send timed against
- * the other ways), the receiver ends the message there once it has the data and the
- * send waits for it: MPI_Send returns once MPI has the data, which for a pipelined
- * datatype send is before the receiver has unpacked it, so all ways are timed to the
- * same point. A nonblocking send leaves its MPI request in @send->inner. */
+/* A message through MPI (@kind EAGER up to the eager limit, MPI above it), sent as the
+ * program asked, without a header, unless the header has something to tell the
+ * receiver. A question (whether the receiver can attach to this process) goes first, in
+ * a header of its own that any receive answers and then receives on (MPIX_ZCOPY_LEARN).
+ * A slot (a send timed against the other ways: the receiver ends the message there once
+ * it has the data, and the send waits for it, as MPI_Send returns once MPI has the
+ * data, which for a pipelined datatype send is before the receiver has unpacked it, so
+ * that all ways are timed to the same point), or data this process packed (@way,
+ * pack.c), go with a header alone and the data as the next message on the same tag:
+ * only while one thread calls MPI at a time (start, ways_of), so that no other message
+ * of this process to the receiver comes between. The receiver receives into its buffer
+ * whatever comes and reads a header there (recv.c). A nonblocking send leaves its MPI
+ * requests in @send->inner and @send->data. Data of up to MPIX_ZCOPY_RAW_MAX bytes
+ * never comes here: it goes without header. Nonblocking sends never pack (ways_of). */
 static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf, int count, MPI_Datatype datatype,
                        int tag, int blocking)
 {
     mpix_zcopy_comm *zc = send->zc;
     mpix_zcopy_header *header = &send->header;
+    int rc = MPI_SUCCESS, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
+    if (header->learn_address) {
+        int world = mpix_zcopy_world_rank(zc, send->dest);
+        if (world != MPI_UNDEFINED)   /* two threads may both pass the limit once: one question more */
+            atomic_fetch_add_explicit(&zc->process->learn_asks[world], 1, memory_order_relaxed);
+        send->asking = *header;
+        send->asking.kind = MPIX_ZCOPY_LEARN;
+        header->learn_address = 0;
+        zc->stats.sent_questions++;
+        rc = blocking ? PMPI_Send(send->asking_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm)
+                      : PMPI_Isend(send->asking_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
+                                   send->comm, &send->inner);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (send->slot_index < 0 && !packing) {
+        zc->stats.sent_without_header++;
+        return blocking ? PMPI_Send(buf, count, datatype, send->dest, tag, send->comm)
+                        : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->data);
+    }
     if (send->slot_index >= 0)
         send->slot = open_slot(zc, send->slot_index, header);
-    MPI_Datatype message;
     header->kind = kind;
-    int rc;
-    /* The header, then the data with the caller's committed type, as the next message on
-     * the same tag: a struct around the caller's type would be committed at every call,
-     * which costs as much as the caller's own commit (1 ms for 10,000 blocks), and takes
-     * MPI off its contiguous path (a 16 KiB contiguous round trip through the struct:
-     * 13.6-14.6 us on Open MPI, 17.1-17.9 us on MPICH, against 5.5-6.8 and 8.7-9.2 as two
-     * messages). A nonblocking send, whose second message costs more, sends two only for
-     * a shape whose struct was slow to build (shape.c): the LAMMPS halo (10,000 blocks)
-     * lost a fourth to the struct's commits on Open MPI. Only while one thread calls MPI
-     * at a time, so that no other send or receive of this process comes between them.
-     * Data of up to MPIX_ZCOPY_RAW_MAX bytes never comes here: it goes without header.
-     * Nonblocking sends never pack (ways_of). */
-    mpix_zcopy_process *process = zc->process;
-    int may_part = zc->settings.one_caller && !blocking && send->shape.entry >= 0;   /* else never timed */
-    if (may_part && mpix_zcopy_shape_wraps_slowly(process, &send->shape)) {
-        header->data_follows = MPIX_ZCOPY_FOLLOWS_DATA;
-        zc->stats.sent_data_apart++;
-        rc = PMPI_Isend(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm, &send->inner);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->data);
-    } else if (zc->settings.one_caller && blocking) {
-        char *packed = NULL;
-        int length = 0, packing = way == MPIX_ZCOPY_WAY_PACKED || way == MPIX_ZCOPY_WAY_UNPACKED;
-        if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
-            return rc;
-        header->data_follows = way == MPIX_ZCOPY_WAY_UNPACKED ? MPIX_ZCOPY_FOLLOWS_TO_UNPACK : MPIX_ZCOPY_FOLLOWS_DATA;
-        rc = PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
-        if (rc == MPI_SUCCESS)
-            rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
-                         : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
-        free(packed);
-        if (packing)
-            way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
-    } else {
-        double start = may_part ? PMPI_Wtime() : 0;
-        if ((rc = mpix_zcopy_message_type(header, buf, count, datatype, &message)) != MPI_SUCCESS)
-            return rc;
-        if (may_part)
-            mpix_zcopy_shape_wrapped(process, &send->shape, PMPI_Wtime() - start);
-        rc = blocking ? PMPI_Send(MPI_BOTTOM, 1, message, send->dest, tag, send->comm)
-                      : PMPI_Isend(MPI_BOTTOM, 1, message, send->dest, tag, send->comm, &send->inner);
-        int free_rc = PMPI_Type_free(&message); /* MPI keeps it until the send is done */
-        if (rc == MPI_SUCCESS)
-            rc = free_rc;
-    }
+    header->data_follows = way == MPIX_ZCOPY_WAY_UNPACKED ? MPIX_ZCOPY_FOLLOWS_TO_UNPACK : MPIX_ZCOPY_FOLLOWS_DATA;
+    zc->stats.sent_data_apart++;
+    char *packed = NULL;
+    int length = 0;
+    if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
+    if (rc == MPI_SUCCESS)
+        rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
+                     : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
+    free(packed);
+    if (packing)
+        way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
     return rc;
 }
 
@@ -206,8 +200,10 @@ static int send_fragmented(mpix_zcopy_send *send, const void *buf, int count, MP
     send->way = mpix_zcopy_shape_way(zc->process, &send->shape, send->interposed, ways & MPIX_ZCOPY_WAYS_MPI,
                                      &send->timed, &decided, &deferred);
     send->timed = send->timed && blocking;
-    /* An interposed send is timed until MPI_Send returns: no slot. */
-    if (send->timed && !send->interposed && (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
+    /* An interposed send is timed until MPI_Send returns: no slot; so is one of several
+     * threads, whose header and data may not go as two messages (send_inline). */
+    if (send->timed && !send->interposed && zc->settings.one_caller &&
+        (send->slot_index = mpix_zcopy_slot_take(zc->process)) < 0)
         send->timed = 0;   /* every slot taken: untimed */
     send->start = PMPI_Wtime();
     if (send->interposed)
@@ -231,7 +227,8 @@ static void header_for(mpix_zcopy_comm *zc, int dest, int tag, MPI_Count bytes, 
                                    .pid = process->pid, .slot = -1, .mailbox_fd = process->mailbox_fd,
                                    .mailbox_address = (uintptr_t)process->mailbox, .source_rank = zc->rank,
                                    .tag = tag };
-    if (*zero_copy && !*attachable && learns)
+    if (*zero_copy && !*attachable && learns &&
+        atomic_load_explicit(&process->learn_asks[world], memory_order_relaxed) < MPIX_ZCOPY_LEARN_ASKS)
         header->learn_address = (uintptr_t)entry;
 }
 
@@ -333,10 +330,11 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     send->timed = send->timed && blocking;   /* a nonblocking send's time is the program's */
     /* An interposed send through MPI is timed until MPI_Send returns: its receiver
      * cannot be asked to end it in a slot. */
-    send->slot_index = kind == MPIX_ZCOPY_RTS || (send->timed && !interposed) ? mpix_zcopy_slot_take(process) : -1;
+    int slot_timed = send->timed && !interposed && zc->settings.one_caller;   /* as in send_fragmented */
+    send->slot_index = kind == MPIX_ZCOPY_RTS || slot_timed ? mpix_zcopy_slot_take(process) : -1;
     /* Every slot taken (as many threads sending at once): this one goes through MPI,
      * untimed. */
-    if (send->slot_index < 0 && (kind == MPIX_ZCOPY_RTS || !interposed)) {
+    if (send->slot_index < 0 && (kind == MPIX_ZCOPY_RTS || slot_timed)) {
         if (kind == MPIX_ZCOPY_RTS)
             way = MPIX_ZCOPY_WAY_DATATYPE;
         kind = MPIX_ZCOPY_MPI, send->timed = 0;

@@ -321,33 +321,3 @@ void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape
         mpix_zcopy_learner_sample(&process->shapes[ref->entry].learners[interposed != 0], way, seconds);
     pthread_mutex_unlock(&shapes_lock);
 }
-
-/* Against process->wrap_slow_seconds (MPIX_ZCOPY_WRAP_SLOW_US, 20 us): a second message
- * (the data after a lone header) cost 15-20 us more per nonblocking exchange than one
- * struct of both, with Open MPI on the development VM (a NAS MG x-face halo, 8 B blocks:
- * 0.92-0.98x MPI's as two messages, 1.01-1.05x as one, six alternated runs), and the
- * struct's commit costs what the caller's type costs to commit again with Open MPI
- * (1.3 ms for the 10,000 blocks of a LAMMPS exchange, 0.2 us for a vector; MPICH about
- * 1 us for either). The faster of two wraps decides, so that one preempted wrap of a
- * cheap type does not part its messages for good. */
-int mpix_zcopy_shape_wraps_slowly(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref)
-{
-    int slow = 0;
-    pthread_mutex_lock(&shapes_lock);
-    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation)
-        slow = process->shapes[ref->entry].wraps >= 2 &&
-               process->shapes[ref->entry].wrap_seconds >= process->wrap_slow_seconds;
-    pthread_mutex_unlock(&shapes_lock);
-    return slow;
-}
-
-void mpix_zcopy_shape_wrapped(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, double seconds)
-{
-    pthread_mutex_lock(&shapes_lock);
-    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
-        mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
-        if (entry->wraps < 2 && (entry->wraps++ == 0 || seconds < entry->wrap_seconds))
-            entry->wrap_seconds = seconds;   /* two decide (mpix_zcopy_shape_wraps_slowly) */
-    }
-    pthread_mutex_unlock(&shapes_lock);
-}

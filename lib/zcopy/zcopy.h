@@ -176,8 +176,6 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
-    int wraps;                   /* structs of a header and its data timed (send.c), up to 2 */
-    double wrap_seconds;         /* the faster of them took this long */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the
@@ -198,6 +196,7 @@ typedef struct mpix_zcopy_settings {
     int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
     int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
     int packs_natively;          /* mpix_zcopy_packs_natively, unless MPIX_ZCOPY_PACK_BY_COPY=false */
+    int receives_in_place;       /* mpix_zcopy_receives_part_elements: receives posted into the buffer */
 } mpix_zcopy_settings;
 
 typedef struct mpix_zcopy_process {
@@ -207,6 +206,8 @@ typedef struct mpix_zcopy_process {
     int world_size;
     mpix_zcopy_directory_entry *directory;   /* by MPI_COMM_WORLD rank: who can read me */
     unsigned char *access;                   /* by world rank: can I attach to them */
+    _Atomic unsigned char *learn_asks;       /* by world rank: messages that asked them whether
+                                                they can attach to me (MPIX_ZCOPY_LEARN_ASKS) */
     uint64_t next_layout_id;
     uint64_t next_global_id;                 /* agreed upwards by MPIX_Type_commit_comm */
     int attach;                              /* MPIX_ZCOPY_ATTACH, MPIX_ZCOPY_ATTACH_* */
@@ -217,7 +218,6 @@ typedef struct mpix_zcopy_process {
     int collapse;                            /* MPIX_ZCOPY_COLLAPSE */
     int fold_sight;                          /* MPIX_ZCOPY_FOLD_SIGHT; 0: from fold_ns */
     double fold_call_seconds;                /* MPIX_ZCOPY_FOLD_CALL_US; 0: no limit */
-    double wrap_slow_seconds;                /* MPIX_ZCOPY_WRAP_SLOW_US (shape.c) */
     struct mpix_zcopy_folder *folder;        /* folder.c; NULL: MPIX_ZCOPY_FOLD_THREAD is false */
     _Atomic uint64_t fold_ns;                /* collapse.c: what a first fold costs, a running mean */
     _Atomic uint64_t collapse_sights[MPIX_ZCOPY_COLLAPSE_UNITS];   /* collapse.c */
@@ -259,7 +259,9 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
-    unsigned long sent_data_apart;    /* of sent[EAGER], sent[MPI]: nonblocking, data a message of its own */
+    unsigned long sent_data_apart;    /* of sent[EAGER], sent[MPI]: a header alone, the data the next message */
+    unsigned long sent_without_header; /* of sent[EAGER], sent[MPI]: as the program asked, no header */
+    unsigned long sent_questions;     /* LEARN headers sent before messages through MPI */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
     unsigned long pushed;             /* sends that copied a part for the receiver */
@@ -376,12 +378,6 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
  * untimed, once the entry holds another shape. */
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred);
-/* Whether a nonblocking send of the shape @ref names sends its header and its data as
- * two messages: once two structs of header and data of that shape each took longer to
- * build and commit than the second message costs (MPIX_ZCOPY_WRAP_SLOW_US). _wrapped
- * records what one took. */
-int mpix_zcopy_shape_wraps_slowly(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref);
-void mpix_zcopy_shape_wrapped(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, double seconds);
 /* The way of a nonblocking send of the shape @ref names: its learner's decision, else
  * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
  * else the datatype. Nonblocking sends are not timed (their time is the program's), so
@@ -398,8 +394,11 @@ int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
 
 /* ---- wire header (one MPI message on the user's comm and tag) ---------------------- */
 
-/* PLAIN: an interposed send (interposed.c) left to MPI, without a header. */
-enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3 };
+/* PLAIN: an interposed send (interposed.c) left to MPI, without a header. LEARN: a lone
+ * header that only asks the receiver whether it can attach to the sender (learn_address),
+ * sent before a message through MPI: whichever receive gets it answers and goes on
+ * receiving, so it never pairs with another message. */
+enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3, MPIX_ZCOPY_LEARN = 4 };
 /* States of a message's slot; HELP: the receiver filled the slot's request and asks the
  * sender to copy the tail of the message while it copies the head. An interposed
  * message (its header has a nonce) is claimed first: the receiver moves PENDING to
@@ -431,7 +430,6 @@ typedef struct mpix_zcopy_header {
     uint32_t magic, kind;
     int64_t bytes;                /* payload, whatever the path */
     int32_t source_rank, tag;     /* the envelope, for a receive whose MPI status is not kept */
-    /* A short header (MPIX_ZCOPY_SHORT_HEADER_BYTES) ends here. */
     uint32_t node_key;
     int32_t pid;
     uint64_t learn_address;       /* where the receiver may say it can attach; 0: don't */
@@ -447,33 +445,23 @@ typedef struct mpix_zcopy_header {
     uint64_t nonce;               /* interposed messages: equal to the slot's while it is live */
 } mpix_zcopy_header;
 
-/* Small data sent inline (packed with its header, mpix_zcopy_send_packed) needs no more
- * of its header than magic, kind, length and envelope where the receiver has nothing to
- * learn from it (the peer known, no slot, nothing following): those 24 bytes travel
- * alone, with MPIX_ZCOPY_SHORT in the kind, and the data after them. Each cache line of
- * a small message costs Open MPI's shared-memory transport between two cores: a one-
- * double ping-pong of header and data copied into one buffer ran at 0.63-0.68x of MPI
- * with the whole header, 0.72-0.77x with 48 bytes (bench/results/zcopy-apps.md). Only
- * where the MPI packs natively (mpix_zcopy_packs_natively), so that the receiver finds
- * the kind at the message's first bytes. */
-#define MPIX_ZCOPY_SHORT 0x100u
-enum { MPIX_ZCOPY_SHORT_HEADER_BYTES = (int)offsetof(mpix_zcopy_header, node_key) };
-/* Reads the header at the start of a packed message of @length bytes (@native: packed
- * as it lies in memory) into *@header, a short one completed as the whole header of such
- * a message would be. Returns the bytes it took: 0 where @data holds no header (then
- * *@header's magic is 0), MPIX_ZCOPY_SHORT_HEADER_BYTES or the whole header's size. */
+/* Reads the header at the start of a message of @length bytes received as MPI_PACKED
+ * (@native: packed as it lies in memory) into *@header. Returns the bytes it took: 0
+ * where @data holds no header (then *@header's magic is 0), else the header's size. */
 int mpix_zcopy_header_read(mpix_zcopy_header *header, const char *data, MPI_Count length, int native, MPI_Comm comm);
 
 /* Messages of up to MPIX_ZCOPY_RAW_MAX bytes carry no header: the sender sends them as
  * the program asked (MPI_Send with its datatype) and MPI alone puts them in the
- * receive's buffer. A message with a header is either a header alone, padded to
- * MPIX_ZCOPY_LONE_HEADER_BYTES, or longer than MPIX_ZCOPY_RAW_MAX, so a receiver tells
- * them apart by the length MPI matched, and for that one length by the content: a
- * header names its sender's rank and tag after the magic (mpix_zcopy_header_sent). The
- * lone header's length is odd and prime, so no array of numbers (2, 4, 8 bytes) has it.
- * This needs every receive to see the length MPI matched before the caller sees it
- * complete: nonblocking receives are completed by the library's own pass in MPI's waits
- * and tests (request.c), never by MPI alone. */
+ * receive's buffer. Larger ones carry none either unless the header has something to
+ * tell the receiver (send.c): then it travels alone, padded to
+ * MPIX_ZCOPY_LONE_HEADER_BYTES, in place of the data (zero-copy) or before it. So every
+ * receive is posted into its own buffer as MPI_Recv would be, and tells a header from
+ * data by the length MPI received, and for that one length by the content: a header
+ * names its sender's rank and tag after the magic (mpix_zcopy_header_sent). The lone
+ * header's length is odd and prime, so no array of numbers (2, 4, 8 bytes) has it. This
+ * needs every receive to see the length MPI matched before the caller sees it complete:
+ * nonblocking receives are completed by the library's own pass in MPI's waits and tests
+ * (request.c), never by MPI alone. */
 enum { MPIX_ZCOPY_RAW_MAX = 16384, MPIX_ZCOPY_LONE_HEADER_BYTES = 1031 };
 /* A header with the room its padding takes when it travels alone. */
 #define MPIX_ZCOPY_LONE_HEADER                                                                                        \
@@ -491,7 +479,7 @@ static inline int mpix_zcopy_sends_raw(MPI_Count bytes)
  * header's length, whether its first bytes (mpix_zcopy_header_sent) say so. */
 static inline int mpix_zcopy_length_raw(MPI_Count length)
 {
-    return length <= MPIX_ZCOPY_RAW_MAX && length != MPIX_ZCOPY_LONE_HEADER_BYTES;
+    return length != MPIX_ZCOPY_LONE_HEADER_BYTES;
 }
 /* Whether @header, the first bytes of a message @matched (its status) of a lone header's
  * length, is one: its magic, and the sender's rank and tag that MPI matched. Data of
@@ -549,33 +537,6 @@ int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Dat
 int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
                       MPI_Count *type_size);
 
-/* The datatype, at MPI_BOTTOM, of a message that is @header's bytes followed by @count
- * of @datatype at @buf (message.c): what a sender sends with data inline in one message
- * and what a receive of such a message is posted with. Free it with MPI_Type_free. */
-int mpix_zcopy_message_type(const mpix_zcopy_header *header, const void *buf, int count, MPI_Datatype datatype,
-                            MPI_Datatype *message);
-
-/* A message of a header and small data packed into one buffer, as MPI_PACKED (no sender
- * sends one now; a receive takes any message of up to a header and
- * MPIX_ZCOPY_PACKED_BYTES this way, a lone header included): the receiver takes a
- * matched message of @length bytes as MPI_PACKED (any message: also one that does not
- * fit its buffer) and unpacks the header, if the message holds one, and, after a zcopy
- * header with data inline, @count of @datatype (whole elements: the data's, or as many as
- * fit before a truncation). With @native (mpix_zcopy_packs_natively) the header, and
- * data that is one run of bytes, are copied with memcpy instead of MPI_Unpack. */
-int mpix_zcopy_receive_packed(MPI_Message *message, int length, mpix_zcopy_header *header, void *buf, int count,
-                              MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
-/* Out of the @length bytes of a message received as MPI_PACKED: the header (short or
- * whole, mpix_zcopy_header_read; none: magic 0), and after a zcopy header with data
- * inline as much of it as fits @count of @datatype (@type_size bytes each): whole
- * elements by MPI_Unpack or memcpy, a part of one, or data at MPI_BOTTOM, as a receive of
- * that many bytes sets them. */
-int mpix_zcopy_unpack_message(const char *packed, int length, mpix_zcopy_header *header, void *buf, int count,
-                              MPI_Datatype datatype, MPI_Count type_size, int native, MPI_Comm comm);
-/* Largest message data sent and received packed (above, the struct or the header and
- * data as two messages: they cost less than a second copy through a buffer). */
-enum { MPIX_ZCOPY_PACKED_BYTES = 2048 };
-
 /* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */
 
 /* One send between its start and the receiver having the data: what MPIX_Send_zcopy
@@ -596,7 +557,12 @@ typedef struct mpix_zcopy_send {
     int has_view;
     mpix_layout_view view;
     MPI_Request inner;            /* a nonblocking send's MPI request, until complete */
-    MPI_Request data;             /* its data's, when the data follows the header (send.c) */
+    MPI_Request data;             /* its data's, when the data follows a header (send.c) */
+    union {                       /* a LEARN header, padded as it travels alone; a nonblocking
+                                     send's, until inner is complete */
+        mpix_zcopy_header asking;
+        unsigned char asking_alone[MPIX_ZCOPY_LONE_HEADER_BYTES];
+    };
     double start;
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
@@ -627,35 +593,47 @@ void mpix_zcopy_staged_reap(mpix_zcopy_process *process, double wait_seconds);
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc);
 
 
-/* A matched message's receive in two steps, for the progress thread (request.c), which
- * must not sit in a blocking MPI_Mrecv while the data of a message sent inline comes
- * through MPI: the program's thread spinning in MPI_Waitall holds the core that both
- * need (on 2 cores a 2-rank nonblocking halo through MPI took 17-44 ms an iteration).
- * mpix_zcopy_receive_post: as mpix_zcopy_receive_matched, but with @start_only a
- * message whose data comes inline is only started (MPI_Imrecv into @receiving->pending);
- * the others are received whole into @status and ->pending left MPI_REQUEST_NULL. Once
- * ->pending completed (@received: its code, @completed: its status),
- * mpix_zcopy_receive_complete finishes the receive into @status. @receiving must stay
- * put meanwhile (MPI writes the header into it). */
+/* A nonblocking receive (request.c), posted into the caller's buffer with MPI_Irecv
+ * (->pending) as MPIX_Recv_zcopy receives. Once ->pending completed (@received: its
+ * code, @completed: its status), mpix_zcopy_receive_landed acts on what came: data
+ * without header is the receive's; a lone header is acted on, and where its data follows
+ * as a message of its own, ->pending is that message's MPI_Irecv, and _landed is called
+ * again once it completed. Done when it returns with ->pending MPI_REQUEST_NULL, @status
+ * filled. @receiving must stay put meanwhile. */
 typedef struct mpix_zcopy_receiving {
     MPIX_ZCOPY_LONE_HEADER;
-    int raw;               /* a message without header (MPIX_ZCOPY_RAW_MAX), in buf by MPI */
-    MPI_Status matched;
-    MPI_Datatype posted;   /* the header-and-data type of an inline message */
-    MPI_Request pending;   /* its MPI_Imrecv, or the MPI_Irecv of data that follows a lone header */
-    int data_posted;       /* pending is that MPI_Irecv */
-    char *packed;          /* a nonblocking receive's message longer than its buffer, as MPI_PACKED */
+    int source, tag;       /* the receive's, as posted */
+    int in_place;          /* posted into the buffer (settings.receives_in_place) */
+    int unmatched;         /* matched first, it took a question (MPIX_ZCOPY_LEARN): match again */
+    MPI_Status matched;    /* the message's envelope: of its header, where it has one */
+    MPI_Request pending;
+    int data_posted;       /* pending is the receive of the data after a lone header */
+    char *packed;          /* that data, packed by the sender, until unpacked */
+    MPI_Count data_bytes;  /* its length, once received (-1: none received) */
     MPI_Count type_size;   /* of the receive's datatype */
     int length, fits;
     int raised;            /* the error returned came from MPI's own call on the communicator,
                               whose handler MPI ran: mpix does not run it again */
 } mpix_zcopy_receiving;
-int mpix_zcopy_receive_post(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
-                            const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                            int start_only, MPI_Status *status);
-int mpix_zcopy_receive_complete(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
-                                const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
-                                MPI_Comm comm, MPI_Status *status);
+int mpix_zcopy_receive_landed(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
+                              const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
+                              MPI_Comm comm, MPI_Status *status);
+/* Where the MPI refuses a message that ends inside an element of the receive's datatype
+ * (a lone header into a buffer of MPI_DOUBLE_INT: MPICH 4.0 reports MPI_ERR_TRUNCATE and
+ * runs the communicator's error handler), a receive is matched first (MPI_Mprobe, or
+ * MPI_Improbe in the pass) and the message MPI matched (@message, its status @matched)
+ * received here: a lone header into the header's room and acted on, anything else into
+ * @buf. @start_only: what would wait is started into receiving->pending instead, to be
+ * completed through mpix_zcopy_receive_landed. */
+int mpix_zcopy_receive_matched(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, MPI_Message *message,
+                               const MPI_Status *matched, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
+                               int start_only, MPI_Status *status);
+/* Whether a receive may be posted into the caller's buffer whatever comes
+ * (settings.receives_in_place): whether MPI receives a message that ends inside an
+ * element of the datatype without an error. Open MPI 4.1 does; MPICH 4.0 (ch4:ucx)
+ * reports MPI_ERR_TRUNCATE between processes, though not from a process to itself, so
+ * no self-test tells: known for Open MPI, assumed not for any other MPI. */
+int mpix_zcopy_receives_part_elements(int *accepts);
 
 /* Whether @header, found in a received message of exactly its size, is a live
  * interposed zero-copy message of rank @source of @zc's communicator (its magic, this
@@ -781,7 +759,10 @@ struct mpix_zcopy_slot {
     uint64_t staged_address;            /* STAGED: the data, type-map order, in the sender */
 };
 
-enum { MPIX_ZCOPY_SLOTS = 64 };   /* sends in flight at once per process (threads) */
+enum { MPIX_ZCOPY_SLOTS = 64 };
+/* Messages that ask a peer whether it can attach to this process, before they stop: a
+ * peer that could answers the first one it receives. */
+enum { MPIX_ZCOPY_LEARN_ASKS = 4 };   /* sends in flight at once per process (threads) */
 
 int mpix_zcopy_mailbox_create(mpix_zcopy_process *process);
 void mpix_zcopy_mailbox_destroy(mpix_zcopy_process *process);

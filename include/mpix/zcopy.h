@@ -14,8 +14,9 @@
  * tail of the message into the receiver's layout (`process_vm_writev`); then the
  * receiver tells the sender it is done, through a small shared mailbox. Small
  * messages, processes on other nodes, peers the kernel refuses to attach to, and
- * `MPIX_ZCOPY=off` use plain MPI with the datatype, the message as MPI_Send sends it. A layout too fragmented for a kernel copy goes
- * through MPI with the datatype, or packed by the sender (MPI_Pack, sent as
+ * `MPIX_ZCOPY=off` use plain MPI with the datatype, the message as MPI_Send sends it. A
+ * layout too fragmented for a kernel copy goes through MPI with the datatype, or packed
+ * by the sender (MPI_Pack, sent as
  * MPI_PACKED) and perhaps unpacked by the receiver, whichever the sender measured
  * fastest for layouts of its shape.
  *
@@ -149,7 +150,9 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * MPI_STATUS_IGNORE) gets the source, the tag and a count that MPI_Get_count and
  * MPI_Get_elements read in any datatype. A message longer than the buffer is
  * MPI_ERR_TRUNCATE (the sender still completes; not where the buffer holds less than 1031
- * bytes and the message went zero-copy: that sender waits).
+ * bytes and the message went zero-copy: that sender waits; and where such a buffer meets
+ * one of a sender's first large messages to a process of its node, the question ahead
+ * of it takes the error and its data is left to the next receive).
  * To size the buffer by the message, probe with MPIX_Probe_zcopy or MPIX_Iprobe_zcopy:
  * MPI_Probe and its kin are MPI's and see zcopy's message, header included.
  * @param buf      where the data goes

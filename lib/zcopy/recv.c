@@ -241,6 +241,25 @@ static int lone_header_in(mpix_zcopy_comm *zc, const void *buf, int count, MPI_D
     return rc;
 }
 
+/* MPI's receive into @buf from @source with @tag, its status in *@received; a question
+ * that comes first (MPIX_ZCOPY_LEARN) is answered and the receive made again.
+ * *@is_header: what came at last is a lone header, in *@header, not data. */
+static int receive_past_questions(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Count type_size, int source, int tag, MPI_Comm comm, MPI_Status *received,
+                                  mpix_zcopy_header *header, int *is_header)
+{
+    int rc;
+    *is_header = 0;
+    do {
+        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, received);
+        if (rc == MPI_SUCCESS)
+            rc = lone_header_in(zc, buf, count, datatype, type_size, received, comm, header, is_header);
+        if (rc == MPI_SUCCESS && *is_header && header->kind == MPIX_ZCOPY_LEARN)
+            mpix_zcopy_receive_learn(zc, received->MPI_SOURCE, header);
+    } while (rc == MPI_SUCCESS && *is_header && header->kind == MPIX_ZCOPY_LEARN);
+    return rc;
+}
+
 /* The data a lone header announced, the sender's next message to this process on the
  * tag, received into @buf as MPI_Recv receives it, its length in receiving->data_bytes.
  * Below MPI_THREAD_MULTIPLE nothing comes between; above, another thread of the sender
@@ -253,14 +272,9 @@ static int receive_data(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, vo
     MPI_Status data;
     mpix_zcopy_header next;
     *another = 0;
-    int is_header, rc;
-    do { /* a question that came between is answered, and the data received after it */
-        rc = PMPI_Recv(buf, count, datatype, receiving->matched.MPI_SOURCE, receiving->matched.MPI_TAG, comm, &data);
-        if (rc == MPI_SUCCESS)
-            rc = lone_header_in(zc, buf, count, datatype, receiving->type_size, &data, comm, &next, &is_header);
-        if (rc == MPI_SUCCESS && is_header && next.kind == MPIX_ZCOPY_LEARN)
-            mpix_zcopy_receive_learn(zc, data.MPI_SOURCE, &next);
-    } while (rc == MPI_SUCCESS && is_header && next.kind == MPIX_ZCOPY_LEARN);
+    int is_header, rc = receive_past_questions(zc, buf, count, datatype, receiving->type_size,
+                                               receiving->matched.MPI_SOURCE, receiving->matched.MPI_TAG, comm,
+                                               &data, &next, &is_header);
     if (rc == MPI_SUCCESS && is_header) {
         mpix_zcopy_receive_end_inline(zc, &receiving->header, MPI_SUCCESS);
         receiving->header = next;
@@ -525,7 +539,7 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
     *raised = 1;
     if (mpix_zcopy_takes_only_raw(type_size * count))
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-    int is_header = 0;
+    int is_header;
     mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .type_size = type_size, .data_bytes = -1,
                                        .source = source, .tag = tag };
     if (!zc->settings.receives_in_place && type_size * count > MPIX_ZCOPY_RAW_MAX) {
@@ -542,15 +556,8 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
         *raised = receiving.raised;
         return rc;
     }
-    int rc;
-    do { /* a question is answered, and the receive's own message received after it */
-        rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &receiving.matched);
-        if (rc == MPI_SUCCESS)
-            rc = lone_header_in(zc, buf, count, datatype, type_size, &receiving.matched, comm, &receiving.header,
-                                &is_header);
-        if (rc == MPI_SUCCESS && is_header && receiving.header.kind == MPIX_ZCOPY_LEARN)
-            mpix_zcopy_receive_learn(zc, receiving.matched.MPI_SOURCE, &receiving.header);
-    } while (rc == MPI_SUCCESS && is_header && receiving.header.kind == MPIX_ZCOPY_LEARN);
+    int rc = receive_past_questions(zc, buf, count, datatype, type_size, source, tag, comm, &receiving.matched,
+                                    &receiving.header, &is_header);
     if (rc == MPI_SUCCESS && is_header) {
         receiving.length = MPIX_ZCOPY_LONE_HEADER_BYTES;
         receiving.fits = receiving.header.bytes <= type_size * count;

@@ -83,6 +83,10 @@ int bench_hy(const bench_options *options);
 int bench_zcopy(const bench_options *options);
 /* The application table of bench_zcopy (zcopy_apps.c). */
 int bench_zcopy_apps(const bench_options *options);
+/* zcopy's nonblocking table, in a process of its own: what the blocking tables learn of a
+ * datatype's shape would otherwise carry over to it, as it would not to a program that
+ * only exchanges halos (zcopy_apps.c). */
+int bench_zcopy_halo(const bench_options *options);
 int bench_guard(const bench_options *options);
 
 #endif

@@ -20,6 +20,7 @@ static const subcommand subcommands[] = {
     { "hy", bench_hy, "hybrid allgather/bcast/allreduce vs MPI's (MPIX_HY_SPLIT=k for virtual nodes)" },
     { "spin", bench_spin, "spin-synchronized shared windows vs MPI_Barrier" },
     { "zcopy", bench_zcopy, "zero-copy datatype ping-pong vs MPI datatypes, pack/unpack, memcpy limit (2 ranks)" },
+    { "zcopy-halo", bench_zcopy_halo, "zcopy's application kernels as nonblocking halo exchanges, run alone (2 ranks)" },
     { "guard", bench_guard, "guarded Red-Black SOR vs blocking MPI_Sendrecv and hand-written Isend/Irecv" },
     { "rma", bench_rma, "MPI-3 one-sided: window kinds, flush vs unlock, Get-Compute-Put overlap" },
 };
@@ -37,7 +38,7 @@ static void usage(int rank)
            "skips message sizes below N "
            "(hy's sweep of 8 B to 1 MiB; 1 MiB always runs). Subcommands:\n");
     for (int i = 0; i < SUBCOMMAND_COUNT; i++)
-        printf("  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+        printf("  %-11s %s\n", subcommands[i].name, subcommands[i].summary);
 }
 
 static const subcommand *find_subcommand(const char *name)

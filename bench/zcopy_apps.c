@@ -8,8 +8,9 @@
  * MPIX_Send/Recv_zcopy, MPI_Send/MPI_Recv with the same datatypes, MPI_Pack + a
  * contiguous MPI_Send + MPI_Unpack, and the program's own MPI_Send/MPI_Recv as
  * libmpix-pmpi.so with MPIX_PMPI=zcopy makes them (its functions called directly: under
- * LD_PRELOAD one wrapper call more). Two more tables run the kernels with receives sized
- * by a probe (MPIX_Probe_zcopy against MPI_Probe) and as nonblocking halos. */
+ * LD_PRELOAD one wrapper call more). One more table runs the kernels with receives sized
+ * by a probe (MPIX_Probe_zcopy against MPI_Probe); mpix-bench zcopy-halo runs them as
+ * nonblocking halos, in a process of its own. */
 #include "bench.h"
 
 #include <mpix/mpix.h>
@@ -531,6 +532,16 @@ int bench_zcopy_apps(const bench_options *options)
     bench_note(options, "each iteration builds, uses and frees its datatypes; nothing warmed up; "
                         "first iteration: each way's first, alone");
     probe_table(options);
+    return 0;
+}
+
+int bench_zcopy_halo(const bench_options *options)
+{
+    if (options->size < 2) {
+        if (options->rank == 0)
+            fprintf(stderr, "mpix-bench zcopy-halo: needs 2 ranks\n");
+        return 1;
+    }
     halo_table(options);
     return 0;
 }

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 mpis=${mpis:-openmpi mpich}
-subcommands=${subcommands:-common storage hy spin zcopy guard rma}
+subcommands=${subcommands:-common storage hy spin zcopy zcopy-halo guard rma}
 machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), Linux $(uname -r)"
 virtual=$(systemd-detect-virt 2>/dev/null || echo unknown)
 for mpi in $mpis; do

@@ -18,8 +18,8 @@ import subprocess
 import sys
 from collections import OrderedDict
 
-ORDER = ["common", "storage", "hy", "spin", "zcopy", "guard", "rma"]
-MANUAL = {"common": "common", "storage": "storage", "hy": "hy", "spin": "spin", "zcopy": "zcopy",
+ORDER = ["common", "storage", "hy", "spin", "zcopy", "zcopy-halo", "guard", "rma"]
+MANUAL = {"common": "common", "storage": "storage", "hy": "hy", "spin": "spin", "zcopy": "zcopy", "zcopy-halo": "zcopy",
           "guard": "guard", "rma": "rma"}
 
 

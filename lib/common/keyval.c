@@ -102,6 +102,6 @@ out:
         return rc == MPI_SUCCESS ? set_attr(handle, keyval, value) : rc;                  \
     }
 
-MPIX_DEFINE_ATTR_ACCESS(comm, MPI_Comm, MPI_Comm_get_attr, MPI_Comm_set_attr)
-MPIX_DEFINE_ATTR_ACCESS(win, MPI_Win, MPI_Win_get_attr, MPI_Win_set_attr)
-MPIX_DEFINE_ATTR_ACCESS(type, MPI_Datatype, MPI_Type_get_attr, MPI_Type_set_attr)
+MPIX_DEFINE_ATTR_ACCESS(comm, MPI_Comm, PMPI_Comm_get_attr, PMPI_Comm_set_attr)
+MPIX_DEFINE_ATTR_ACCESS(win, MPI_Win, PMPI_Win_get_attr, PMPI_Win_set_attr)
+MPIX_DEFINE_ATTR_ACCESS(type, MPI_Datatype, PMPI_Type_get_attr, PMPI_Type_set_attr)

@@ -2,6 +2,7 @@
 #include "self_state.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* Recursive: a state's create function may report an error (a bad setting), and
  * mpix_error creates its own state on first use, under the same lock. */
@@ -37,6 +38,7 @@ static int delete_self_state(MPI_Comm comm, int keyval, void *state, void *extra
 {
     mpix_self_slot *slot = extra;
     (void)comm;
+    atomic_store_explicit(&slot->state, NULL, memory_order_release);
     slot->destroy(state);
     /* Freeing the keyval here lets a slot be recreated if MPI is ever started again
      * (MPI-4 sessions) and keeps no stale keyval number around. */
@@ -47,8 +49,12 @@ static int delete_self_state(MPI_Comm comm, int keyval, void *state, void *extra
 int mpix_self_state(mpix_self_slot *slot, void **state)
 {
     int found = 0, rc = MPI_SUCCESS;
-    void *value = NULL;
+    void *value = atomic_load_explicit(&slot->state, memory_order_acquire);
 
+    if (value) {
+        *state = value;
+        return MPI_SUCCESS;
+    }
     if (!mpix_mpi_is_active())
         return MPI_ERR_OTHER;
     mpix_lock();
@@ -72,6 +78,7 @@ int mpix_self_state(mpix_self_slot *slot, void **state)
         }
     }
     *state = value;
+    atomic_store_explicit(&slot->state, value, memory_order_release);
 out:
     mpix_unlock();
     return rc;

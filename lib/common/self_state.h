@@ -6,17 +6,24 @@
 #define MPIX_COMMON_SELF_STATE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 typedef struct mpix_self_slot {
     int keyval;                         /* MPI_KEYVAL_INVALID until first use */
     int (*create)(void **state);        /* returns an MPI error code */
     void (*destroy)(void *state);       /* called inside MPI_Finalize */
+    /* The attribute's value while it is set: cleared by its deletion, before the state
+     * is destroyed, so it never outlives the attribute. */
+    void *_Atomic state;
 } mpix_self_slot;
 
-#define MPIX_SELF_SLOT_INIT(create_fn, destroy_fn) { MPI_KEYVAL_INVALID, (create_fn), (destroy_fn) }
+#define MPIX_SELF_SLOT_INIT(create_fn, destroy_fn) { MPI_KEYVAL_INVALID, (create_fn), (destroy_fn), NULL }
 
 /* The slot's state, created on first call. Thread-safe. Fails with MPI_ERR_OTHER when
- * MPI is not initialized or already finalized. */
+ * MPI is not initialized or already finalized. Once made, one atomic load: per-call
+ * paths (interposed MPI_Send/MPI_Recv) look their process state up on every call, and
+ * the lookup through MPI (MPI_Initialized, MPI_Finalized, the lock, MPI_Comm_get_attr)
+ * took 3-5 us with Open MPI 4.1 on a 2-core VM. */
 int mpix_self_state(mpix_self_slot *slot, void **state);
 
 /* Serialises lazy initialisation across threads of the process. */

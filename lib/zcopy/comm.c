@@ -40,9 +40,11 @@ struct mpix_zcopy_global {
  * freed then. A state is freed only with its communicator, whose handle may then name
  * another one: the memo holds while no state was freed since. It saves the attribute
  * lookup (MPI_Comm_get_attr, 12 ns with MPICH 4.0) that every zcopy call makes, on both
- * sides of a small message whose round trip is under 1 us. */
+ * sides of a small message whose round trip is under 1 us. The initial-exec model makes
+ * the memo a load at a fixed offset from the thread pointer, where the default one for a
+ * shared library calls __tls_get_addr on every lookup. */
 static _Atomic unsigned long states_freed;
-static _Thread_local struct {
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
     MPI_Comm comm;
     mpix_zcopy_comm *zc;
     unsigned long states_freed;

@@ -240,8 +240,8 @@ int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Com
     int length, cancelled = 0;
     mpix_zcopy_comm *zc;
     mpix_zcopy_header header;
-    if (status->MPI_SOURCE < 0 || PMPI_Test_cancelled(status, &cancelled) != MPI_SUCCESS || cancelled ||
-        PMPI_Get_count(status, MPI_BYTE, &length) != MPI_SUCCESS || length != (int)sizeof header)
+    if (status->MPI_SOURCE < 0 || PMPI_Get_count(status, MPI_BYTE, &length) != MPI_SUCCESS ||
+        length != (int)sizeof header || PMPI_Test_cancelled(status, &cancelled) != MPI_SUCCESS || cancelled)
         return 0;
     if (mpix_zcopy_comm_get(comm, &zc) != MPI_SUCCESS ||
         read_header_back(zc, buf, count, datatype, &header) != MPI_SUCCESS ||
@@ -419,10 +419,14 @@ static void count_send(mpix_zcopy_interposed *state, const mpix_zcopy_send *send
 
 /* A zero-copy message shows MPI only its header, so MPI's own check that a derived
  * datatype is committed comes first (raised by MPI, as from MPI_Send). MPI checks a
- * predefined or null datatype as it sends. */
-static int check_derived(MPI_Datatype datatype, MPI_Comm comm)
+ * predefined or null datatype as it sends, and any datatype of a send too small to go
+ * zero-copy (@eager_bytes or less), which MPI sends as it is. */
+static int check_derived(int count, MPI_Datatype datatype, MPI_Comm comm, MPI_Count eager_bytes)
 {
-    if (datatype == MPI_DATATYPE_NULL || mpix_type_is_named(datatype))
+    MPI_Count type_size;
+    if (datatype == MPI_DATATYPE_NULL ||
+        (PMPI_Type_size_x(datatype, &type_size) == MPI_SUCCESS && type_size * count <= eager_bytes) ||
+        mpix_type_is_named(datatype))
         return MPI_SUCCESS;
     return mpix_check_datatype(datatype, comm);
 }
@@ -434,7 +438,7 @@ MPIX_API int mpix_interpose_zcopy_send(const void *buf, int count, MPI_Datatype 
     mpix_zcopy_interposed *state = mpix_interposed_state(&process);
     if (!state || dest == MPI_PROC_NULL || count <= 0)
         return PMPI_Send(buf, count, datatype, dest, tag, comm);
-    int checked_rc = check_derived(datatype, comm);
+    int checked_rc = check_derived(count, datatype, comm, process->settings.eager_bytes);
     if (checked_rc != MPI_SUCCESS)
         return checked_rc;   /* raised by MPI */
     mpix_zcopy_staged_reap(process, 0);
@@ -472,13 +476,18 @@ MPIX_API int mpix_interpose_zcopy_isend(const void *buf, int count, MPI_Datatype
     mpix_zcopy_interposed *state = mpix_interposed_state(&process);
     if (!state || dest == MPI_PROC_NULL || count <= 0)
         return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
-    int checked_rc = check_derived(datatype, comm);
+    int checked_rc = check_derived(count, datatype, comm, process->settings.eager_bytes);
     if (checked_rc != MPI_SUCCESS)
         return checked_rc;   /* raised by MPI */
     mpix_zcopy_staged_reap(process, 0);
-    mpix_interposed_send *entry = calloc(1, sizeof *entry);
+    /* Not calloc: the send's start sets what it reads, and its 2 KiB of headers are
+     * not worth clearing for every small send. */
+    mpix_interposed_send *entry = malloc(sizeof *entry);
     if (!entry)
         return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
+    entry->request = MPI_REQUEST_NULL;
+    entry->generalized_completed = 0;
+    memset(&entry->hh, 0, sizeof entry->hh);
     int rc = mpix_zcopy_send_start_interposed(&entry->send, buf, count, datatype, dest, tag, comm, 0);
     if (!entry->send.zc) {
         free(entry);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +59,14 @@ static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_hea
     return slot;
 }
 
+/* @padded, a header padded to travel alone, with its padding cleared: no bytes of this
+ * process's memory but the header's go to the receiver. */
+static const void *alone(unsigned char *padded)
+{
+    memset(padded + sizeof(mpix_zcopy_header), 0, MPIX_ZCOPY_LONE_HEADER_BYTES - sizeof(mpix_zcopy_header));
+    return padded;
+}
+
 /* A message through MPI (@kind EAGER up to the eager limit, MPI above it), sent as the
  * program asked, without a header, unless the header has something to tell the
  * receiver. A question (whether the receiver can attach to this process) goes first, in
@@ -86,8 +95,9 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         send->asking.kind = MPIX_ZCOPY_LEARN;
         header->learn_address = 0;
         zc->stats.sent_questions++;
-        rc = blocking ? PMPI_Send(send->asking_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm)
-                      : PMPI_Isend(send->asking_alone, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
+        rc = blocking ? PMPI_Send(alone(send->asking_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
+                                  send->comm)
+                      : PMPI_Isend(alone(send->asking_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
                                    send->comm, &send->inner);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -106,7 +116,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     int length = 0;
     if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
+    rc = PMPI_Send(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
     if (rc == MPI_SUCCESS)
         rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
                      : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
@@ -141,9 +151,10 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
      * matched (MPICH 4.0 does a send of the lone header to the process itself, whose
      * receive is posted only when its request makes progress). */
     if (!send->interposed)
-        return blocking ? PMPI_Send(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm)
-                        : PMPI_Isend(header, MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm,
-                                     &send->inner);
+        return blocking ? PMPI_Send(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
+                                    send->comm)
+                        : PMPI_Isend(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag,
+                                     send->comm, &send->inner);
     /* Before the header leaves: a receiver checks the slot's nonce against it. */
     header->nonce = next_nonce();
     atomic_store_explicit(&send->slot->nonce, header->nonce, memory_order_release);
@@ -237,9 +248,10 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
 {
     mpix_zcopy_comm *zc;
     MPI_Count type_size;
-    *send = (mpix_zcopy_send){ .buf = buf, .dest = dest, .comm = comm, .slot_index = -1, .inner = MPI_REQUEST_NULL,
-                               .data = MPI_REQUEST_NULL, .interposed = interposed, .way = MPIX_ZCOPY_WAY_DATATYPE,
-                               .shape = { .entry = -1 } };
+    memset(send, 0, offsetof(mpix_zcopy_send, header));   /* the headers are set before they are read */
+    send->buf = buf, send->dest = dest, send->comm = comm, send->slot_index = -1, send->inner = MPI_REQUEST_NULL;
+    send->data = MPI_REQUEST_NULL, send->interposed = interposed, send->way = MPIX_ZCOPY_WAY_DATATYPE;
+    send->shape.entry = -1;
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -251,6 +263,10 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     if (!interposed && mpix_zcopy_sends_raw(type_size * count)) {
         send->kind = MPIX_ZCOPY_PLAIN;
         return mpix_zcopy_send_raw(zc, buf, count, datatype, dest, tag, comm, blocking ? NULL : &send->inner);
+    }
+    if (interposed && type_size * count <= zc->settings.eager_bytes) {   /* as below, without a header to make */
+        zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
+        return send_plain(send, buf, count, datatype, tag, blocking, MPIX_ZCOPY_WAY_DATATYPE);
     }
     mpix_zcopy_process *process = zc->process;
     int zero_copy, attachable;

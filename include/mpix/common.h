@@ -129,7 +129,7 @@ int MPIX_Info_validate(MPI_Info info);
  * - `zcopy.*` are per communicator (@p comm: the one the messages used): `sent_plain`
  *   (sent as the program asked, without a header), `sent_eager`,
  *   `sent_mpi`, `sent_zero_copy` (messages by path), `sent_fragmented`, `sent_slower`,
- *   `sent_deferred` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
+ *   `sent_deferred`, `sent_priced` (of `sent_mpi`: why), `sent_by_shape` (of `sent_fragmented`: a datatype of a shape
  *   found too fragmented before, sent without reading its constructors), `sent_packed`,
  *   `sent_unpacked` (of `sent_mpi`: packed by the sender, unpacked by MPI or by the
  *   receiver), `sent_without_header` (of `sent_eager` and `sent_mpi`: sent as the

@@ -200,7 +200,10 @@ int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int source, int
  *         ::MPIX_ERRKIND_ARGUMENT for a NULL @p request. Errors of the transfer come back
  *         from MPI_Wait and in the status's MPI_ERROR (not for a send complete at once).
  * @par Complexity as MPIX_Send_zcopy, minus the copy the receiver would ask the sender
- *      to share.
+ *      to share. The way of a datatype's shape is the one its blocking sends learnt;
+ *      where none did, the cheaper of the receiver's kernel copy and MPI's two copies,
+ *      priced with rates the process measures once (about 0.1 ms, at its first such
+ *      send): a halo's time is both ranks' together, which one rank's sends cannot time.
  */
 int MPIX_Isend_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      MPI_Request *request);

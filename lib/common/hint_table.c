@@ -128,6 +128,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                        MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "1000",
                                        "microseconds one call may go on folding units due after its first fold (0: "
                                        "no limit but the 16 units a call)" },
+    [MPIX_HINT_ZCOPY_KERNEL_IOVEC_NS] = { "mpix_zcopy_kernel_iovec_ns", "MPIX_ZCOPY_KERNEL_IOVEC_NS", NULL, "zcopy",
+                                          TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
+                                          "nanoseconds the kernel charges per iovec of a copy between processes, as "
+                                          "nonblocking sends price zero-copy (0: measured by the process)" },
     [MPIX_HINT_ZCOPY_FOLD_THREAD] = { "mpix_zcopy_fold_thread", "MPIX_ZCOPY_FOLD_THREAD", NULL, "zcopy", USER,
                                       MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                                       "fold buffers into huge pages on a thread of the process's own (false: in the "

@@ -127,7 +127,7 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0;
+    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0, kernel_iovec_ns = 0;
     int ptracer = 0, rc = read_settings(&process->settings);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
@@ -146,6 +146,9 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_FOLD_CALL_US, &fold_call_us);
     process->fold_call_seconds = (double)fold_call_us * 1e-6;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_KERNEL_IOVEC_NS, &kernel_iovec_ns);
+    process->kernel_iovec_ns = (double)kernel_iovec_ns;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     int fold_thread = 0;
     if (rc == MPI_SUCCESS)

@@ -13,6 +13,7 @@ static const mpix_pvar_counter counters[] = {
     { "sent_by_shape", offsetof(mpix_zcopy_stats, sent_by_shape) },
     { "sent_slower", offsetof(mpix_zcopy_stats, sent_slower) },
     { "sent_deferred", offsetof(mpix_zcopy_stats, sent_deferred) },
+    { "sent_priced", offsetof(mpix_zcopy_stats, sent_priced) },
     { "sent_packed", offsetof(mpix_zcopy_stats, sent_packed) },
     { "sent_unpacked", offsetof(mpix_zcopy_stats, sent_unpacked) },
     { "sent_data_apart", offsetof(mpix_zcopy_stats, sent_data_apart) },

@@ -300,7 +300,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         if (!found && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
             (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
             found = fragmented = 1;
-            mpix_zcopy_shape_remember(process, &shape, 1, 0, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, 0, 0, &send->shape);
         }
         if (rc != MPI_SUCCESS)
             return rc;
@@ -313,11 +313,12 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             return rc;
         send->has_view = 1;
         if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
-            mpix_zcopy_shape_remember(process, &shape, 1, 0, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, 0, 0, &send->shape);
             return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
         }
-        if (by_shape)
+        if (by_shape)   /* priced for a nonblocking send only: blocking ones time their ways */
             mpix_zcopy_shape_remember(process, &shape, 0, mpix_zcopy_kernel_ns_per_byte(zc, send->view.layout),
+                                      !blocking && mpix_zcopy_unhelped_copy_loses(process, send->view.layout),
                                       &send->shape);
         else
             way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
@@ -325,13 +326,13 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     /* A shape whose sends go through MPI needs no layout (and no content key): only a
      * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
     if (by_shape) {
-        int deferred;
+        int deferred, priced = 0;
         if (blocking)
             way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
                                        &send->timed, &decided, &deferred);
         else
             way = mpix_zcopy_shape_peek(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
-                                        &deferred);
+                                        &deferred, &priced);
         if (way == MPIX_ZCOPY_WAY_ZERO_COPY && !send->has_view) {
             if ((rc = mpix_layout_view_get(zc, datatype, count, &send->view)) != MPI_SUCCESS)
                 return rc;
@@ -339,6 +340,8 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         }
         if (deferred)
             zc->stats.sent_deferred++;
+        else if (priced)
+            zc->stats.sent_priced++;
         else if (decided && way != MPIX_ZCOPY_WAY_ZERO_COPY)
             zc->stats.sent_slower++;
     }

@@ -180,7 +180,7 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
 }
 
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, mpix_zcopy_shape_ref *ref)
+                               double kernel_ns_per_byte, int unhelped_loses, mpix_zcopy_shape_ref *ref)
 {
     ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
@@ -197,8 +197,10 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
             process->shape_count++;
     }
     process->shapes[at].fragmented |= fragmented;
-    if (kernel_ns_per_byte > 0)
+    if (kernel_ns_per_byte > 0) {
         process->shapes[at].kernel_ns_per_byte = kernel_ns_per_byte;
+        process->shapes[at].unhelped_loses = unhelped_loses;
+    }
     *ref = (mpix_zcopy_shape_ref){ at, process->shapes[at].generation };
     pthread_mutex_unlock(&shapes_lock);
 }
@@ -291,11 +293,11 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
 }
 
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
-                          int *deferred)
+                          int *deferred, int *priced)
 {
     int zero_copy = mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
     int way = zero_copy ? MPIX_ZCOPY_WAY_ZERO_COPY : MPIX_ZCOPY_WAY_DATATYPE;
-    *deferred = 0;
+    *deferred = *priced = 0;
     pthread_mutex_lock(&shapes_lock);
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
         const mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
@@ -307,6 +309,9 @@ int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_re
         } else if (zero_copy && zero_copy_deferred(process, entry)) {
             way = MPIX_ZCOPY_WAY_DATATYPE;
             *deferred = 1;
+        } else if (zero_copy && entry->unhelped_loses) {
+            way = MPIX_ZCOPY_WAY_DATATYPE;
+            *priced = 1;
         }
     }
     pthread_mutex_unlock(&shapes_lock);

@@ -176,6 +176,7 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
+    int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses, where a nonblocking send priced it */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the
@@ -229,6 +230,10 @@ typedef struct mpix_zcopy_process {
     /* shape.c: the cost model's kernel ns per byte of the cheapest shape on which
      * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
     double zero_copy_lost_at, zero_copy_won_at;
+    /* copy.c: what this machine's kernel charges for a copy between processes, per iovec
+     * and per byte, measured at the first need (0: not yet); MPIX_ZCOPY_KERNEL_IOVEC_NS
+     * sets the first. */
+    double kernel_iovec_ns, kernel_bytes_per_ns;
     struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
     struct mpix_zcopy_handover *_Atomic handover;   /* mprobe.c: made by the first matched probe */
@@ -257,6 +262,7 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_by_shape;      /* of sent_fragmented: its shape known so, no key built */
     unsigned long sent_slower;        /* of sent[MPI]: decided sends, zero-copy measured slower */
     unsigned long sent_deferred;      /* of sent[MPI]: zero-copy deferred, a cheaper shape lost it */
+    unsigned long sent_priced;        /* of sent[MPI]: nonblocking, zero-copy priced above MPI (copy.c) */
     unsigned long sent_packed;        /* of sent[MPI]: packed by the sender, received with the datatype */
     unsigned long sent_unpacked;      /* of sent[MPI]: packed by the sender, unpacked by the receiver */
     unsigned long sent_data_apart;    /* of sent[EAGER], sent[MPI]: a header alone, the data the next message */
@@ -351,6 +357,13 @@ int mpix_zcopy_learner_lost(const mpix_path_learner *learner, int way);
 int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways);
 /* Whether MPI's datatype engine clearly beats both kernel copies for @layout. */
 int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout);
+/* Whether the receiver's kernel copy of @layout, alone (a nonblocking sender does not
+ * help), costs more than a quarter over MPI's two copies (the sender's into its
+ * transport, the receiver's out) and its datatype engine, priced with this machine's
+ * kernel rates, measured at the first call (copy.c). What a nonblocking send whose shape no blocking send decided
+ * goes by: in a halo exchange a send's time is the exchange's, both ranks' ways
+ * together, which no duel of one rank's sends can time (shape.c). */
+int mpix_zcopy_unhelped_copy_loses(mpix_zcopy_process *process, const mpix_layout *layout);
 /* The cost model's kernel copy of @layout (the cheaper of direct and staged), in
  * nanoseconds per byte: what orders layouts by how well zero-copy can do. */
 double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout);
@@ -369,9 +382,10 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
                           int *fragmented);
 /* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
  * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @kernel_ns_per_byte:
- * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed. */
+ * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed; with it,
+ * @unhelped_loses: mpix_zcopy_unhelped_copy_loses of the layout (0 where not priced). */
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, mpix_zcopy_shape_ref *ref);
+                               double kernel_ns_per_byte, int unhelped_loses, mpix_zcopy_shape_ref *ref);
 /* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
  * on its entry among @ways (*@decided: taken without a duel; *@deferred: through MPI
  * because zero-copy waits, a cheaper shape having lost it); MPIX_ZCOPY_WAY_DATATYPE,
@@ -379,17 +393,20 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred);
 /* The way of a nonblocking send of the shape @ref names: its learner's decision, else
- * zero-copy where @ways allows it and the process's prior does not defer it (*@deferred),
+ * zero-copy where @ways allows it, the process's prior does not defer it (*@deferred)
+ * and its price does not lose to MPI's (*@priced: mpix_zcopy_unhelped_copy_loses),
  * else the datatype. Nonblocking sends are not timed (their time is the program's), so
  * they read the learner and leave its duels to the blocking sends: driving them, every
  * other burst of four went the other way for good. Duels of their own misjudge too, in
  * a halo exchange, where a send's time is the exchange's, both ranks' ways together.
  * On the 2-core VM, timed from the call to the request's completion, they took MPI for
- * MILC's faces, where zero-copy is 1.8x faster (0.98x of MPI's halo, median of eight
- * runs, against 3.33x); timed until the receiver has the data (a slot, the header and
- * data sent apart), zero-copy's duel sends took 200-300 us against 100-120 once it is
- * taken for good, and MPI won again (0.81-0.99x). */
-int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways, int *deferred);
+ * MILC's faces, where zero-copy is 1.8x faster (zero-copy's duel sends 170-400 us, MPI's
+ * 100-290); timed until the receiver has the data (a slot, the header and data sent
+ * apart), zero-copy's duel sends took 200-300 us against 100-120 once it is taken for
+ * good, and MPI won again (0.81-0.99x of MPI's halo). Hence a price instead
+ * (mpix_zcopy_unhelped_copy_loses). */
+int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
+                          int *deferred, int *priced);
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
                              double seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes

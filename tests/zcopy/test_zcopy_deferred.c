@@ -14,6 +14,7 @@
  * is deferred. MPIX_TEST_ZCOPY_EXPECT=deferred (for machines known to lose A) requires
  * the first. */
 #include "mpix_test.h"
+#include "zcopy_blocks.h"
 #include "zcopy_stats.h"
 
 #include <mpix/mpix.h>
@@ -24,23 +25,6 @@ enum { STRIDE = 65536, DECIDE_SENDS = 60, NEW_SENDS = 10 };
 
 static char *send_buffer, *receive_buffer;
 static size_t buffer_bytes;
-
-static void fill(char *buffer, int blocks, int block, int stride, int salt)
-{
-    for (int b = 0; b < blocks; b++)
-        for (int i = 0; i < block; i++)
-            buffer[(size_t)b * stride + i] = (char)(b * 7 + i + salt);
-}
-
-static void check(const char *buffer, int blocks, int block, int stride, int salt, const char *what, int round)
-{
-    long bad = -1;
-    for (int b = 0; b < blocks && bad < 0; b++)
-        for (int i = 0; i < block && bad < 0; i++)
-            if (buffer[(size_t)b * stride + i] != (char)(b * 7 + i + salt))
-                bad = (long)b * stride + i;
-    CHECK(bad < 0, "%s, round %d: byte %ld wrong", what, round, bad);
-}
 
 /* @rounds round trips of a vector of @blocks blocks of @block bytes, one every @stride
  * bytes; the counters of this rank's sends over them. */
@@ -53,13 +37,13 @@ static zcopy_counters exchange(int rank, int blocks, int block, int stride, int 
     for (int round = 0; round < rounds && rank < 2; round++) {
         int peer = 1 - rank;
         if (rank == 0) {
-            fill(send_buffer, blocks, block, stride, round);
+            zcopy_blocks_fill(send_buffer, blocks, block, stride, round);
             CHECK(MPIX_Send_zcopy(send_buffer, 1, type, peer, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "%s send", what);
         }
         memset(receive_buffer, 0, buffer_bytes);
         CHECK(MPIX_Recv_zcopy(receive_buffer, 1, type, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS,
               "%s receive", what);
-        check(receive_buffer, blocks, block, stride, round, what, round);
+        zcopy_blocks_check(receive_buffer, blocks, block, stride, round, what, round);
         if (rank == 1)
             CHECK(MPIX_Send_zcopy(receive_buffer, 1, type, peer, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "%s echo", what);
     }

@@ -67,6 +67,7 @@ struct mpix_zcopy_interposed {
     _Atomic int staged_pending;
     unsigned long sent_zero_copy, sent_plain, received_zero_copy, staged_sends;
     unsigned long sent_packed;   /* of sent_plain: packed by this process (send.c) */
+    unsigned long received_unpacked;   /* received as MPI_PACKED and unpacked (interposed.c) */
 };
 typedef struct mpix_zcopy_interposed mpix_zcopy_interposed;
 

@@ -57,13 +57,10 @@ int mpix_interposed_stash_deliver(mpix_interposed_stashed *stashed, void *buf, i
                                            stashed->comm, 1);
         bytes = stashed->header.bytes;
     } else if (rc == MPI_SUCCESS) {
-        int position = 0;
         bytes = stashed->packed_bytes;
-        if (bytes > type_size * count)
-            rc = MPI_ERR_TRUNCATE;
-        else if (type_size > 0)
-            rc = PMPI_Unpack(stashed->packed, stashed->packed_bytes, &position, buf, (int)(bytes / type_size),
-                             datatype, stashed->comm);
+        rc = bytes > type_size * count ? MPI_ERR_TRUNCATE
+                                       : mpix_zcopy_unpack_received(stashed->packed, stashed->packed_bytes, buf, count,
+                                                                    datatype, stashed->comm);
     }
     if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
         int set_rc = mpix_interposed_status_set(&delivered, bytes, count, datatype, rc);

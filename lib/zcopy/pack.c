@@ -152,6 +152,26 @@ int mpix_zcopy_pack_head(void *data, MPI_Count bytes, const void *buf, int count
     return head_end(&h, rc);
 }
 
+int mpix_zcopy_unpack_received(const char *packed, int length, void *buf, int count, MPI_Datatype datatype,
+                               MPI_Comm comm)
+{
+    MPI_Count type_size;
+    int rc = PMPI_Type_size_x(datatype, &type_size);
+    if (rc != MPI_SUCCESS || length == 0 || type_size == 0)
+        return rc;
+    if (length > type_size * count)
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "zcopy: %d packed bytes for %d elements of %lld bytes", length, count,
+                          (long long)type_size);
+    if (length % type_size != 0)   /* a part of the last element */
+        return mpix_zcopy_unpack_bytes(packed, length, buf, count, datatype, comm);
+    MPI_Datatype shifted;
+    int shifted_count, position = 0, whole = (int)(length / type_size);
+    if ((rc = off_bottom(buf, whole, datatype, packed, &shifted, &shifted_count)) != MPI_SUCCESS)
+        return rc;
+    void *to = shifted == datatype ? buf : (void *)packed;
+    return free_shifted(datatype, &shifted, PMPI_Unpack(packed, length, &position, to, shifted_count, shifted, comm));
+}
+
 int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm)
 {
     int size, length, rc = PMPI_Pack_size(count, datatype, comm, &size);
@@ -161,14 +181,9 @@ int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int
     if (!packed)
         return MPI_ERR_NO_MEM;
     MPI_Status status;
-    MPI_Datatype shifted;
-    int shifted_count, position = 0;
     if ((rc = PMPI_Recv(packed, size, MPI_PACKED, source, tag, comm, &status)) == MPI_SUCCESS &&
-        (rc = PMPI_Get_count(&status, MPI_PACKED, &length)) == MPI_SUCCESS &&
-        (rc = off_bottom(buf, count, datatype, packed, &shifted, &shifted_count)) == MPI_SUCCESS) {
-        void *to = shifted == datatype ? buf : packed;
-        rc = free_shifted(datatype, &shifted, PMPI_Unpack(packed, length, &position, to, shifted_count, shifted, comm));
-    }
+        (rc = PMPI_Get_count(&status, MPI_PACKED, &length)) == MPI_SUCCESS)
+        rc = mpix_zcopy_unpack_received(packed, length, buf, count, datatype, comm);
     free(packed);
     return rc;
 }

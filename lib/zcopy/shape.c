@@ -179,6 +179,19 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
     return entry >= 0;
 }
 
+int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed)
+{
+    int packed = 0;
+    pthread_mutex_lock(&shapes_lock);
+    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
+        const mpix_path_learner *learner = &process->shapes[ref->entry].learners[interposed != 0];
+        packed = learner->period > 0 && !learner->learning && !learner->deferred &&
+                 learner->taken == MPIX_ZCOPY_WAY_PACKED;
+    }
+    pthread_mutex_unlock(&shapes_lock);
+    return packed;
+}
+
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
                                double kernel_ns_per_byte, int unhelped_loses, mpix_zcopy_shape_ref *ref)
 {

@@ -380,6 +380,9 @@ typedef struct mpix_zcopy_shape_ref {
  * whether it was found too fragmented for kernel copies); never for a named type. */
 int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *shape, mpix_zcopy_shape_ref *ref,
                           int *fragmented);
+/* Whether this process's sends of the shape @ref names (@interposed: the program's own)
+ * go packed for good: its learner decided MPIX_ZCOPY_WAY_PACKED. */
+int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed);
 /* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
  * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @kernel_ns_per_byte:
  * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed; with it,
@@ -878,6 +881,11 @@ int mpix_zcopy_one_run(MPI_Datatype datatype, int count, MPI_Count type_size, MP
  * natively; -1 for MPI's own call). An error names what does not fit. */
 int mpix_zcopy_unpack_from(const char *packed, int length, int *position, void *buf, int count,
                            MPI_Datatype datatype, MPI_Count bytes, MPI_Aint run, MPI_Comm comm);
+/* @length bytes received as MPI_PACKED at @packed, unpacked into @count of @datatype at
+ * @buf (MPI_BOTTOM allowed) as a receive of the message with the datatype sets them: a
+ * last element only partly. More bytes than the elements hold are an error. */
+int mpix_zcopy_unpack_received(const char *packed, int length, void *buf, int count, MPI_Datatype datatype,
+                               MPI_Comm comm);
 /* Receives the next message from @source with @tag as MPI_PACKED and unpacks @count of
  * @datatype from it into @buf (MPI_BOTTOM allowed). */
 int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm);

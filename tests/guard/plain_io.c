@@ -18,18 +18,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../common/plain_check.h"
+
 enum { COUNT = 1 << 18, SOCKET_BYTES = 64 << 10 };   /* 1 MiB of ints; what a socket holds */
 
 static int rank, failures;
-
-#define CHECK(condition, ...)                                         \
-    do {                                                              \
-        if (!(condition) && failures++ < 10) {                        \
-            fprintf(stderr, "rank %d: ", rank);                       \
-            fprintf(stderr, __VA_ARGS__);                             \
-            fputc('\n', stderr);                                      \
-        }                                                             \
-    } while (0)
 
 static int value(int owner, int way, int i) { return owner * 1000003 + way * 7919 + i; }
 

@@ -24,18 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
+#include "../common/plain_check.h"
 
-#define CHECK(condition, ...)                                         \
-    do {                                                              \
-        if (!(condition)) {                                           \
-            if (failures++ < 10) {                                    \
-                fprintf(stderr, "rank %d: ", rank);                   \
-                fprintf(stderr, __VA_ARGS__);                         \
-                fputc('\n', stderr);                                  \
-            }                                                         \
-        }                                                             \
-    } while (0)
+static int rank, size, failures;
 
 /* The value every process puts at (row, column) of its block in iteration @step. */
 static double value(int owner, int step, int row, int column)

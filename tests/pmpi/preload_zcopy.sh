@@ -14,6 +14,9 @@
 #   packed     MPIX_ZCOPY_METHOD=packed: no rank sent zero-copy, some sent their
 #              large non-contiguous messages packed (MPI_PACKED, which the program's
 #              receive datatype matches), and the data is still right;
+#   unpacked   the path choice's own: ranks 0 and 1 sent packed and, with MPICH,
+#              received as MPI_PACKED and unpacked; with Open MPI no rank unpacked
+#              (tests/pmpi/plain_tiny_blocks.c);
 #   none       MPIX_PMPI=none: no zcopy line at all.
 vendor=$1 library=$2 program=$3 expect=$4
 shift 4
@@ -60,6 +63,12 @@ packed)
     packed=$(printf '%s\n' "$summary" | sed -n 's/.*(\([0-9]*\) packed).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
     [ "$zero_copy_ranks" -eq 0 ] && [ "$packed" -gt 0 ] || {
         echo "FAILED: zero-copy, or nothing packed ($packed)"; exit 1; } ;;
+unpacked)
+    packers=$(printf '%s\n' "$summary" | grep -c -v '(0 packed)')
+    unpackers=$(printf '%s\n' "$summary" | grep -c -v ', 0 unpacked here')
+    if [ "$vendor" = mpich ]; then wanted=2; else wanted=0; fi
+    [ "$packers" -ge 2 ] && [ "$unpackers" -eq "$wanted" ] || {
+        echo "FAILED: $packers ranks sent packed, $unpackers unpacked ($wanted expected)"; exit 1; } ;;
 none)
     [ "$ranks" -eq 0 ] || { echo "FAILED: zcopy acted with MPIX_PMPI=none"; exit 1; } ;;
 *)

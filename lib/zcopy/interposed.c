@@ -364,10 +364,12 @@ static int receive_unpacking(mpix_zcopy_interposed *state, void *buf, int count,
         mpix_zcopy_comm *zc;
         mpix_zcopy_header header;
         MPI_Count bytes;
-        int read_rc;
-        if (header_length(&received) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS &&
-            (memcpy(&header, packed, sizeof header), 1) &&
-            deliver_header(zc, buf, count, datatype, comm, &received, &header, 1, &read_rc, &bytes)) {
+        int read_rc, zero_copy = 0;
+        if (header_length(&received) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS) {
+            memcpy(&header, packed, sizeof header);
+            zero_copy = deliver_header(zc, buf, count, datatype, comm, &received, &header, 1, &read_rc, &bytes);
+        }
+        if (zero_copy) {
             rc = mpix_interposed_status_set(&received, bytes, count, datatype, read_rc);
             if (rc == MPI_SUCCESS)
                 rc = read_rc;

@@ -357,7 +357,7 @@ static int unpack_raw(const char *data, int length, const MPI_Status *matched, v
                       MPI_Datatype datatype, MPI_Count type_size, MPI_Comm comm, MPI_Status *status, int *raised)
 {
     MPI_Count capacity = type_size * count, bytes = length < capacity ? length : capacity;
-    int rc = mpix_zcopy_unpack_bytes(data, bytes, buf, count, datatype, comm);
+    int rc = mpix_zcopy_unpack_received(data, (int)bytes, buf, count, datatype, comm);
     *raised = rc != MPI_SUCCESS;   /* MPI_Pack/MPI_Unpack raised it on @comm (an uncommitted datatype) */
     if (rc == MPI_SUCCESS && bytes < length)
         rc = MPI_ERR_TRUNCATE;
@@ -443,7 +443,7 @@ int mpix_zcopy_receive_landed(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receivi
     if (receiving->packed) { /* data the sender packed, received as it was sent */
         int length = 0;
         if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(completed, MPI_PACKED, &length)) == MPI_SUCCESS)
-            rc = mpix_zcopy_unpack_bytes(receiving->packed, length, buf, count, datatype, comm);
+            rc = mpix_zcopy_unpack_received(receiving->packed, length, buf, count, datatype, comm);
         receiving->data_bytes = length;
         free(receiving->packed);
         receiving->packed = NULL;

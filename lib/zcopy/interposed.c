@@ -343,46 +343,62 @@ static int receives_packed(int count, MPI_Datatype datatype, int source, MPI_Com
            mpix_zcopy_shape_sends_packed(zc->process, &ref, 1);
 }
 
+void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_Status *status, int get_rc, void *buf,
+                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help, int *rc,
+                                    MPI_Count *bytes)
+{
+    int error_class, cancelled = 0, length;
+    *bytes = -1;
+    *rc = get_rc;
+    if (get_rc != MPI_SUCCESS) {
+        if (PMPI_Error_class(get_rc, &error_class) == MPI_SUCCESS && error_class == MPI_ERR_TRUNCATE)
+            (void)mpix_zcopy_unpack_received(packed, capacity, buf, count, datatype, comm);   /* get_rc is the error */
+        return;
+    }
+    if ((*rc = PMPI_Test_cancelled(status, &cancelled)) != MPI_SUCCESS || cancelled)
+        return;
+    mpix_zcopy_comm *zc;
+    mpix_zcopy_header header;
+    if (header_length(status) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS) {
+        memcpy(&header, packed, sizeof header);
+        if (deliver_header(zc, buf, count, datatype, comm, status, &header, may_ask_help, rc, bytes))
+            return;
+    }
+    if ((*rc = PMPI_Get_count(status, MPI_BYTE, &length)) != MPI_SUCCESS)
+        return;
+    *rc = mpix_zcopy_unpack_received(packed, length, buf, count, datatype, comm);
+    *bytes = length;
+    mpix_zcopy_interposed *state = mpix_interposed_state(NULL);
+    if (state)
+        state->received_unpacked++;
+}
+
 /* The program's MPI_Recv as MPI_PACKED bytes (receives_packed), unpacked into its buffer;
  * a zero-copy header read as ever. */
-static int receive_unpacking(mpix_zcopy_interposed *state, void *buf, int count, MPI_Datatype datatype, int source,
-                             int tag, MPI_Comm comm, int capacity, MPI_Status *status)
+static int receive_unpacking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                             int capacity, MPI_Status *status)
 {
     /* MPI_Recv's check that the datatype is committed: MPI_PACKED has none to make. */
-    int rc = mpix_check_datatype(datatype, comm), length = 0, error_class;
+    int rc = mpix_check_datatype(datatype, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     char *packed = malloc((size_t)capacity);
     if (!packed)
         return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
     MPI_Status received;
-    rc = PMPI_Recv(packed, capacity, MPI_PACKED, source, tag, comm, &received);
-    if (rc != MPI_SUCCESS) {   /* raised by MPI; a truncated message's first bytes unpacked, as MPI's would be */
-        if (PMPI_Error_class(rc, &error_class) == MPI_SUCCESS && error_class == MPI_ERR_TRUNCATE)
-            (void)mpix_zcopy_unpack_received(packed, capacity, buf, count, datatype, comm);
-    } else {
-        mpix_zcopy_comm *zc;
-        mpix_zcopy_header header;
-        MPI_Count bytes;
-        int read_rc, zero_copy = 0;
-        if (header_length(&received) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS) {
-            memcpy(&header, packed, sizeof header);
-            zero_copy = deliver_header(zc, buf, count, datatype, comm, &received, &header, 1, &read_rc, &bytes);
-        }
-        if (zero_copy) {
-            rc = mpix_interposed_status_set(&received, bytes, count, datatype, read_rc);
-            if (rc == MPI_SUCCESS)
-                rc = read_rc;
-        } else if ((rc = PMPI_Get_count(&received, MPI_BYTE, &length)) == MPI_SUCCESS) {
-            rc = mpix_zcopy_unpack_received(packed, length, buf, count, datatype, comm);
-            state->received_unpacked++;
-        }
-        rc = mpix_raise_comm(comm, rc);
-    }
+    MPI_Count bytes;
+    int recv_rc = PMPI_Recv(packed, capacity, MPI_PACKED, source, tag, comm, &received);
+    mpix_interposed_unpack_arrived(packed, capacity, &received, recv_rc, buf, count, datatype, comm, 1, &rc, &bytes);
     free(packed);
+    if (bytes >= 0) {
+        int set_rc = mpix_interposed_status_set(&received, bytes, count, datatype, rc);
+        if (rc == MPI_SUCCESS)
+            rc = set_rc;
+    }
     if (status != MPI_STATUS_IGNORE)
         *status = received;
-    return rc;
+    /* An error of MPI_Recv's own MPI raised already. */
+    return recv_rc != MPI_SUCCESS ? recv_rc : mpix_raise_comm(comm, rc);
 }
 
 MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
@@ -400,7 +416,7 @@ MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype dataty
     }
     int capacity;
     if (receives_packed(count, datatype, source, comm, &capacity))
-        return receive_unpacking(state, buf, count, datatype, source, tag, comm, capacity, status);
+        return receive_unpacking(buf, count, datatype, source, tag, comm, capacity, status);
     MPI_Status received;
     int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &received), zero_copy_rc;
     MPI_Count bytes;
@@ -424,9 +440,10 @@ static void track_receive(mpix_zcopy_interposed *state, mpix_interposed_receive 
     pthread_mutex_unlock(&state->lock);
 }
 
-/* Posts the receive, and remembers it where a header may land in it. */
+/* Posts the receive, and remembers it where a header may land in it, or where it is
+ * taken as @capacity (above 0) MPI_PACKED bytes, unpacked once complete (receives_packed). */
 static int post_receive(mpix_zcopy_interposed *state, void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                        MPI_Comm comm, MPI_Request *request, int persistent)
+                        MPI_Comm comm, MPI_Request *request, int persistent, int capacity)
 {
     mpix_interposed_stashed *stashed = NULL;
     if (!persistent && atomic_load_explicit(&state->stashed, memory_order_acquire)) {
@@ -434,7 +451,7 @@ static int post_receive(mpix_zcopy_interposed *state, void *buf, int count, MPI_
         stashed = mpix_interposed_stash_take(state, source, tag, comm);
         pthread_mutex_unlock(&state->lock);
     }
-    if (!stashed && !may_get_header(count, datatype, source, comm))
+    if (!stashed && capacity == 0 && !may_get_header(count, datatype, source, comm))
         return persistent ? PMPI_Recv_init(buf, count, datatype, source, tag, comm, request)
                           : PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     mpix_interposed_receive *entry = calloc(1, sizeof *entry);
@@ -455,13 +472,18 @@ static int post_receive(mpix_zcopy_interposed *state, void *buf, int count, MPI_
         rc = MPI_SUCCESS;
         if (!mpix_type_is_named(datatype) && (rc = PMPI_Type_dup(datatype, &entry->datatype)) == MPI_SUCCESS)
             entry->owns_datatype = 1;
+        if (rc == MPI_SUCCESS && capacity > 0 && !(entry->packed = malloc((size_t)capacity)))
+            rc = MPI_ERR_NO_MEM;
+        entry->capacity = capacity;
         if (rc == MPI_SUCCESS)
-            rc = persistent ? PMPI_Recv_init(buf, count, datatype, source, tag, comm, request)
-                            : PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
+            rc = entry->packed ? PMPI_Irecv(entry->packed, capacity, MPI_PACKED, source, tag, comm, request)
+                 : persistent  ? PMPI_Recv_init(buf, count, datatype, source, tag, comm, request)
+                               : PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     }
     if (rc != MPI_SUCCESS) {
         if (entry->owns_datatype)
             (void)PMPI_Type_free(&entry->datatype);   /* rc is the error to report */
+        free(entry->packed);
         free(entry);
         return rc;
     }
@@ -496,7 +518,16 @@ MPIX_API int mpix_interpose_zcopy_irecv(void *buf, int count, MPI_Datatype datat
     mpix_zcopy_interposed *state = mpix_interposed_state(NULL);
     if (!state)
         return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
-    return mpix_raise_comm(comm, post_receive(state, buf, count, datatype, source, tag, comm, request, 0));
+    int capacity;
+    if (!receives_packed(count, datatype, source, comm, &capacity))
+        capacity = 0;
+    else {
+        /* MPI_Irecv's check that the datatype is committed: MPI_PACKED has none to make. */
+        int rc = mpix_check_datatype(datatype, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;   /* raised by MPI */
+    }
+    return mpix_raise_comm(comm, post_receive(state, buf, count, datatype, source, tag, comm, request, 0, capacity));
 }
 
 MPIX_API int mpix_interpose_zcopy_recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
@@ -505,7 +536,7 @@ MPIX_API int mpix_interpose_zcopy_recv_init(void *buf, int count, MPI_Datatype d
     mpix_zcopy_interposed *state = mpix_interposed_state(NULL);
     if (!state)
         return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-    return mpix_raise_comm(comm, post_receive(state, buf, count, datatype, source, tag, comm, request, 1));
+    return mpix_raise_comm(comm, post_receive(state, buf, count, datatype, source, tag, comm, request, 1, 0));
 }
 
 /* ---- sends ------------------------------------------------------------------------------ */

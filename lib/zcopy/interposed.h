@@ -10,7 +10,9 @@
 #include <uthash.h>
 
 /* A receive of the program that a zero-copy header may land in: the header arrives in
- * its buffer, through its datatype, and is read back from there. */
+ * its buffer, through its datatype, and is read back from there; or, for a shape this
+ * process's own sends take packed (@packed), MPI receives the message as MPI_PACKED
+ * bytes, which are unpacked into the buffer once it completed (a header read from them). */
 typedef struct mpix_interposed_receive {
     MPI_Request request;          /* the program's handle: the key */
     void *buf;
@@ -24,6 +26,8 @@ typedef struct mpix_interposed_receive {
     MPI_Count bytes;              /* the zero-copy message's length; -1: MPI delivered it */
     int from_stash;               /* matched a message a probe took: complete already, and
                                      the request a generalized one (below) */
+    char *packed;                 /* the MPI_PACKED bytes MPI receives, or NULL */
+    int capacity;                 /* their room: the receive's size in bytes */
     int generalized_completed;
     MPI_Status stash_status;
     UT_hash_handle hh;
@@ -81,6 +85,15 @@ void mpix_zcopy_interposed_destroy(mpix_zcopy_process *process);
  * *@rc its result and *@bytes its length; 0 for a message MPI delivered itself. */
 int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, const MPI_Status *status,
                             int may_ask_help, int *rc, MPI_Count *bytes);
+/* After MPI delivered a message of the program as MPI_PACKED bytes into @packed
+ * (@status complete): reads the zero-copy message a header there announces into @buf,
+ * else unpacks the bytes into @buf; *@rc the result, *@bytes the message's length (-1
+ * where MPI's status tells it). @get_rc: what the receive, or the query of its request,
+ * answered; a truncated message's first bytes are unpacked too, as MPI would have
+ * delivered them, and *@rc is that answer. */
+void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_Status *status, int get_rc, void *buf,
+                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help, int *rc,
+                                    MPI_Count *bytes);
 /* @status as the program's receive of a zero-copy message of @bytes reports it. */
 int mpix_interposed_status_set(MPI_Status *status, MPI_Count bytes, int count, MPI_Datatype datatype, int rc);
 

@@ -38,8 +38,12 @@ static void inspect_receive(mpix_interposed_receive *entry, int may_ask_help)
         return;
     int flag = 0;
     MPI_Status status;
-    if (PMPI_Request_get_status(entry->request, &flag, &status) != MPI_SUCCESS || !flag)
-        return;   /* an error shows when the program completes the request */
+    /* MPICH answers a truncated receive's completion with MPI_ERR_TRUNCATE: it is read
+     * as it is (a header is never truncated), and the error shows when the program
+     * completes the request. */
+    int get_rc = PMPI_Request_get_status(entry->request, &flag, &status);
+    if (!flag)
+        return;
     mpix_zcopy_process *process = NULL;
     if (may_ask_help && (!mpix_interposed_state(&process) || !process->settings.one_caller))
         may_ask_help = 0;
@@ -47,8 +51,13 @@ static void inspect_receive(mpix_interposed_receive *entry, int may_ask_help)
     entry->bytes = -1;
     int rc;
     MPI_Count bytes;
-    if (mpix_interposed_inspect(entry->buf, entry->count, entry->datatype, entry->comm, &status, may_ask_help, &rc,
-                                &bytes)) {
+    if (entry->packed) {
+        mpix_interposed_unpack_arrived(entry->packed, entry->capacity, &status, get_rc, entry->buf, entry->count,
+                                       entry->datatype, entry->comm, may_ask_help, &rc, &bytes);
+        entry->rc = rc;
+        entry->bytes = get_rc == MPI_SUCCESS ? bytes : -1;
+    } else if (get_rc == MPI_SUCCESS && mpix_interposed_inspect(entry->buf, entry->count, entry->datatype, entry->comm,
+                                                                &status, may_ask_help, &rc, &bytes)) {
         entry->rc = rc;
         entry->bytes = bytes;
     }
@@ -128,6 +137,7 @@ static int complete(mpix_zcopy_interposed *state, MPI_Request *request, MPI_Stat
             atomic_fetch_sub_explicit(&state->tracked, 1, memory_order_relaxed);
             if (receive->owns_datatype)
                 (void)PMPI_Type_free(&receive->datatype);   /* the receive's result is what counts */
+            free(receive->packed);
             free(receive);
         }
     } else if (send) {
@@ -411,6 +421,7 @@ MPIX_API int mpix_interpose_zcopy_request_free(MPI_Request *request)
             pthread_mutex_unlock(&state->lock);
             if (receive->owns_datatype)
                 (void)PMPI_Type_free(&receive->datatype);   /* the free of the request is what counts */
+            free(receive->packed);
             free(receive);
         }
     }

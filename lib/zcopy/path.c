@@ -22,7 +22,17 @@
  * time: where the other way is 4.5x slower (NAS MG y-face, MPI 11-12 us a round trip
  * against zero-copy's 50-66 us on the development VM) a period of 64 sends would lose a
  * fifth of the time to exploring; where the ways are close it explores every PERIOD_MIN
- * sends, to follow a drift. */
+ * sends, to follow a drift. Where what a way costs depends on the peer's own learner
+ * (grows_periods: a program's own sends, whose receiver unpacks only once its own sends
+ * of the shape go packed, interposed.c), a period is also at most twice the last one,
+ * and PERIOD_MIN after learning or a change of way, since the first figures are taken
+ * before the peers settled: under libmpix-pmpi.so with MPICH, NAS MG's x-face exchanged
+ * by MPI_Sendrecv, first decisions took the datatype over packed sends timed before the
+ * peer unpacked, for periods of 269-335 sends, and 4 of 8 runs stayed at 534-666 us an
+ * exchange where both ranks packing take 110-120; with periods growing from PERIOD_MIN,
+ * 8 of 8 got there. Elsewhere a duel against a way 2-5 times slower every PERIOD_MIN
+ * sends cost the bench's large-block ping-pongs 5-20% (a vector of 16 KiB blocks:
+ * Open MPI 1.86-1.95x of MPI against 1.98-2.23x, MPICH 3.24-3.55x against 3.45-4.37x). */
 #include "zcopy.h"
 
 enum { BURST = 4, FIRST_SAMPLES = 3, EXPLORE_SHARE = 64, PERIOD_MIN = 64, PERIOD_MAX = 4096 };
@@ -135,7 +145,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
         if (time[way] < CLEAR * time[fastest] && learner->samples[way].count < MPIX_PATH_SAMPLES)
             full = 0;
     }
-    int was_learning = learner->learning;
+    int was_learning = learner->learning, previous_taken = learner->taken;
     learner->learning = !known || (second < CLEAR * time[fastest] && !full);
     learner->ways = ways;
     /* While learning, the way a send that cannot take the planned one falls back to. */
@@ -161,6 +171,12 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
         if (mpix_zcopy_has_way(ways, way) && way != fastest)
             period += BURST * (time[way] / time[fastest] - 1) * EXPLORE_SHARE;
     learner->period = period < PERIOD_MIN ? PERIOD_MIN : period > PERIOD_MAX ? PERIOD_MAX : (int)period;
+    int longest = was_learning || previous_taken != fastest || learner->decided_period == 0
+                      ? PERIOD_MIN
+                      : 2 * learner->decided_period;
+    if (learner->grows_periods && learner->period > longest)
+        learner->period = longest;
+    learner->decided_period = learner->period;
     if (was_learning) {   /* every figure is fresh: the first period has no duel */
         learner->phase = n * BURST;
         learner->period += n * BURST;

@@ -58,6 +58,8 @@ typedef struct mpix_path_learner {
     int duel_ways;
     int duel_start[MPIX_ZCOPY_WAYS];   /* each way's timed sends when the cycle began */
     unsigned ways;               /* the ways the cycle was planned for */
+    int decided_period;          /* the last decided cycle's period, 0 before any */
+    int grows_periods;           /* periods grow from the shortest (path.c) */
 } mpix_path_learner;
 
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with

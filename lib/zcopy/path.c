@@ -23,8 +23,8 @@
  * against zero-copy's 50-66 us on the development VM) a period of 64 sends would lose a
  * fifth of the time to exploring; where the ways are close it explores every PERIOD_MIN
  * sends, to follow a drift. Where what a way costs depends on the peer's own learner
- * (grows_periods: a program's own sends, whose receiver unpacks only once its own sends
- * of the shape go packed, interposed.c), a period is also at most twice the last one,
+ * (a program's own sends, whose receiver unpacks only once its own sends of the shape
+ * go packed, interposed.c), a period is also at most twice the last one,
  * and PERIOD_MIN after learning or a change of way, since the first figures are taken
  * before the peers settled: under libmpix-pmpi.so with MPICH, NAS MG's x-face exchanged
  * by MPI_Sendrecv, first decisions took the datatype over packed sends timed before the
@@ -120,7 +120,7 @@ static const int duel_order[MPIX_ZCOPY_WAYS] = { MPIX_ZCOPY_WAY_ZERO_COPY, MPIX_
 /* A new cycle: a duel of every way in @ways while their figures are unknown or close,
  * else the fastest way's period, opened by a duel. A way is known by FIRST_SAMPLES timed
  * sends, or by one CLEAR times slower than a known way. */
-static void plan_cycle(mpix_path_learner *learner, unsigned ways)
+static void plan_cycle(mpix_path_learner *learner, unsigned ways, int grows_periods)
 {
     double time[MPIX_ZCOPY_WAYS] = { 0 };
     int known = 1, fastest = -1, n = 0;
@@ -174,7 +174,7 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
     int longest = was_learning || previous_taken != fastest || learner->decided_period == 0
                       ? PERIOD_MIN
                       : 2 * learner->decided_period;
-    if (learner->grows_periods && learner->period > longest)
+    if (grows_periods && learner->period > longest)
         learner->period = longest;
     learner->decided_period = learner->period;
     if (was_learning) {   /* every figure is fresh: the first period has no duel */
@@ -183,14 +183,15 @@ static void plan_cycle(mpix_path_learner *learner, unsigned ways)
     }
 }
 
-int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *timed, int *decided)
+int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int grows_periods, int *timed,
+                              int *decided)
 {
     *timed = 0;
     *decided = 0;
     if (!(ways & (ways - 1)))   /* one way (or none: the datatype) */
         return ways ? __builtin_ctz(ways) : MPIX_ZCOPY_WAY_DATATYPE;
     if (learner->phase == 0)
-        plan_cycle(learner, ways);
+        plan_cycle(learner, ways, grows_periods);
     int duel_sends = learner->duel_ways * BURST;
     /* A way CLEAR times slower at its first timed send of this duel leaves it. */
     while (learner->phase < duel_sends && learner->phase % BURST >= 2) {
@@ -201,7 +202,7 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *ti
     }
     if (learner->phase >= learner->period) {   /* a duel alone, ended early */
         learner->phase = 0;
-        plan_cycle(learner, ways);
+        plan_cycle(learner, ways, grows_periods);
     }
     int phase = learner->phase;
     learner->phase = phase + 1 >= learner->period ? 0 : phase + 1;

@@ -59,7 +59,6 @@ typedef struct mpix_path_learner {
     int duel_start[MPIX_ZCOPY_WAYS];   /* each way's timed sends when the cycle began */
     unsigned ways;               /* the ways the cycle was planned for */
     int decided_period;          /* the last decided cycle's period, 0 before any */
-    int grows_periods;           /* periods grow from the shortest (path.c) */
 } mpix_path_learner;
 
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
@@ -348,8 +347,10 @@ void mpix_zcopy_global_remove(mpix_zcopy_comm *zc, uint64_t global_id);
 int mpix_zcopy_choose_path(mpix_zcopy_comm *zc, const mpix_layout_view *view, unsigned ways, int *timed);
 /* The learner's way among @ways (see path.c), *@timed: whether to time this send until
  * the receiver has the data and pass the time to mpix_zcopy_learner_sample; *@decided:
- * taken without a duel. */
-int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int *timed, int *decided);
+ * taken without a duel. @grows_periods: its periods grow from the shortest (a program's
+ * own sends, path.c). */
+int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int grows_periods, int *timed,
+                              int *decided);
 void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds);
 /* A fresh learner's first @sends sends take @way, untimed; its duels begin after them. */
 void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends);

@@ -116,6 +116,9 @@ static const char *const exchange_names[] = { "MPI_Irecv, MPI_Send, MPI_Wait", "
 static void exchange(double *out, double *in, enum exchange_call how)
 {
     int peer = 1 - rank;
+    MPI_Datatype counted;   /* a type of the face's signature, for the count: the face may be freed */
+    MPI_Type_vector(N * N, 1, N, MPI_DOUBLE, &counted);
+    MPI_Type_commit(&counted);
     for (int t = 0; t < TYPES; t++) {
         MPI_Datatype face;
         MPI_Type_vector(N * N, 1, N, MPI_DOUBLE, &face);
@@ -139,16 +142,13 @@ static void exchange(double *out, double *in, enum exchange_call how)
                     MPI_Waitall(2, requests, statuses);
                 }
             }
-            MPI_Datatype counted;   /* a type of the face's signature, for the count */
-            MPI_Type_vector(N * N, 1, N, MPI_DOUBLE, &counted);
-            MPI_Type_commit(&counted);
             check_status(&statuses[0], counted, peer, round);
-            MPI_Type_free(&counted);
             check_face(in, peer, round, -1.0, exchange_names[how]);
         }
         if (face != MPI_DATATYPE_NULL)
             MPI_Type_free(&face);
     }
+    MPI_Type_free(&counted);
 }
 
 /* A receive of the face's shorter and longer messages, as the program's mode makes it. */

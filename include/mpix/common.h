@@ -6,8 +6,9 @@
  * @section errors Error handling
  * Every MPIX_ function returns an MPI error code. On failure it first calls the error
  * handler of the object involved (the communicator, the window; MPI_COMM_WORLD when
- * there is none, as MPI-3 does), so MPI_ERRORS_ARE_FATAL aborts and MPI_ERRORS_RETURN
- * hands the code back. Errors that mpix detects itself carry a code of one of mpix's own
+ * there is none, as MPI-3 does, and none in a program of MPI-4 sessions alone, where the
+ * code is only returned), so MPI_ERRORS_ARE_FATAL aborts and MPI_ERRORS_RETURN hands the
+ * code back. Errors that mpix detects itself carry a code of one of mpix's own
  * error classes (see ::MPIX_Error_kind); MPI_Error_string() on that code names what went
  * wrong and the offending value, for example
  * `mpix: invalid value 'banana' for hint 'storage_alloc_factor' (info): expected a number in [0, 1] or auto`.
@@ -20,6 +21,17 @@
  * text of a code stays valid until 32 further errors of the same class have occurred in
  * the process; the class of a code never changes. The classes are registered lazily,
  * once per process, with MPI_Add_error_class.
+ *
+ * @section sessions MPI-4 sessions
+ * A program may use MPI-4 sessions alone, without MPI_Init: every module works on a
+ * communicator made from a session's process set (MPI_Comm_create_from_group), and so
+ * do the interposition libraries under an unchanged program. mpix then keeps its
+ * per-process state on a communicator of the process alone, made from a session of its
+ * own (there is no MPI_COMM_SELF), which it finalizes when the process exits. Without
+ * MPI_COMM_WORLD no peer has an identity the kernel copies can be set up with, so zcopy's
+ * messages all go through MPI (correct, without the zero-copy speed), and virtual nodes
+ * (`MPIX_HY_SPLIT=k`) count ranks of the communicator instead of MPI_COMM_WORLD. With
+ * an MPI older than MPI-4, mpix needs MPI_Init.
  *
  * @section hints Hints
  * Module behaviour is tuned by MPI_Info keys; some keys also have an environment
@@ -100,7 +112,7 @@ int MPIX_Get_library_version(char *version, int *resultlen);
  * @param kind        one of ::MPIX_Error_kind
  * @param[out] errorclass the class, comparable with MPI_Error_class() of a returned code
  * @return MPI_SUCCESS; an ::MPIX_ERRKIND_ARGUMENT code naming @p kind if it is out of range.
- *         Errors are raised on MPI_COMM_WORLD.
+ *         Errors are raised on MPI_COMM_WORLD (see @ref errors).
  * @par Complexity O(1) after the first call.
  */
 int MPIX_Query_error_class(int kind, int *errorclass);
@@ -115,7 +127,8 @@ int MPIX_Query_error_class(int kind, int *errorclass);
  *
  * @param info MPI_INFO_NULL or an info object
  * @return MPI_SUCCESS, or a code of class ::MPIX_ERRKIND_BAD_HINT whose string names the
- *         first bad key (or variable) and its value. Errors are raised on MPI_COMM_WORLD.
+ *         first bad key (or variable) and its value. Errors are raised on MPI_COMM_WORLD (see
+ *         @ref errors).
  * @par Complexity O(number of mpix hints).
  */
 int MPIX_Info_validate(MPI_Info info);
@@ -159,7 +172,7 @@ int MPIX_Info_validate(MPI_Info info);
  * @param comm  the communicator of a per-communicator variable
  * @param[out] value its current value
  * @return MPI_SUCCESS; ::MPIX_ERRKIND_ARGUMENT naming @p name if no variable has that
- *         name, raised on MPI_COMM_WORLD.
+ *         name, raised on MPI_COMM_WORLD (see @ref errors).
  * @par Complexity O(number of variables) string comparisons; no communication.
  */
 int MPIX_Pvar_read(const char *name, MPI_Comm comm, MPI_Count *value);

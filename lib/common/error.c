@@ -112,7 +112,9 @@ int mpix_raise_win(MPI_Win win, int code)
     return code;
 }
 
-int mpix_raise(int code) { return mpix_raise_comm(MPI_COMM_WORLD, code); }
+/* Without the world model (MPI-4 sessions alone) there is no communicator to raise on
+ * and the code is only returned. */
+int mpix_raise(int code) { return mpix_mpi_is_active() ? mpix_raise_comm(MPI_COMM_WORLD, code) : code; }
 
 MPIX_API int MPIX_Query_error_class(int kind, int *errorclass)
 {

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 /* Recursive: a state's create function may report an error (a bad setting), and
  * mpix_error creates its own state on first use, under the same lock. */
@@ -34,6 +35,89 @@ int mpix_mpi_is_active(void)
     return initialized && !finalized;
 }
 
+/* Which communicator mpix_self_comm gives, once known: the world model's MPI_COMM_SELF
+ * (MPI_Init comes once, so it stays) or the library's own (below). */
+enum { ANCHOR_UNKNOWN, ANCHOR_WORLD, ANCHOR_OWN };
+static _Atomic int anchor;
+static MPI_Comm own_self = MPI_COMM_NULL;
+
+#if MPI_VERSION >= 4
+/* A program of MPI-4 sessions alone has no MPI_COMM_SELF. The state then hangs on a
+ * communicator of this process alone, made from a session of the library's own (as the
+ * sessions model has libraries do), both freed when the process exits: the state's
+ * destroy functions run there, while MPI still works, since this session keeps it
+ * initialized after the program finalized its own. */
+static MPI_Session own_session = MPI_SESSION_NULL;
+
+static void own_session_close(void)
+{
+    atomic_store_explicit(&anchor, ANCHOR_UNKNOWN, memory_order_relaxed);
+    if (own_self != MPI_COMM_NULL)
+        (void)PMPI_Comm_free(&own_self);   /* at exit: nothing is left to report to */
+    (void)PMPI_Session_finalize(&own_session);
+}
+
+/* Under the lock. */
+static int own_self_comm(MPI_Comm *self)
+{
+    MPI_Group group = MPI_GROUP_NULL;
+    int finalized = 0, rc = PMPI_Finalized(&finalized);
+    if (rc != MPI_SUCCESS || finalized)   /* the world model came and went: MPI is over */
+        return MPI_ERR_OTHER;
+    if (own_self == MPI_COMM_NULL) {
+        if (own_session == MPI_SESSION_NULL) {
+            if ((rc = PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &own_session)) != MPI_SUCCESS)
+                return rc;
+            if (atexit(own_session_close) != 0) {
+                (void)PMPI_Session_finalize(&own_session);   /* cleanup: the failure is reported */
+                return MPI_ERR_NO_MEM;
+            }
+        }
+        rc = PMPI_Group_from_session_pset(own_session, "mpi://SELF", &group);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_create_from_group(group, "org.mpix.self", MPI_INFO_NULL, MPI_ERRORS_RETURN, &own_self);
+        if (group != MPI_GROUP_NULL && PMPI_Group_free(&group) != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = MPI_ERR_INTERN;
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    *self = own_self;
+    return MPI_SUCCESS;
+}
+#else
+static int own_self_comm(MPI_Comm *self)
+{
+    (void)self;
+    return MPI_ERR_OTHER;   /* no sessions before MPI-4: MPI is not initialized */
+}
+#endif
+
+/* Under the lock: MPI_COMM_SELF while the world model runs, else the library's own. */
+static int find_self_comm(MPI_Comm *self)
+{
+    int rc = MPI_SUCCESS;
+    if (mpix_mpi_is_active()) {
+        *self = MPI_COMM_SELF;
+        atomic_store_explicit(&anchor, ANCHOR_WORLD, memory_order_release);
+    } else if ((rc = own_self_comm(self)) == MPI_SUCCESS) {
+        atomic_store_explicit(&anchor, ANCHOR_OWN, memory_order_release);
+    }
+    return rc;
+}
+
+int mpix_self_comm(MPI_Comm *self)
+{
+    int known = atomic_load_explicit(&anchor, memory_order_acquire);
+    if (known != ANCHOR_UNKNOWN) {
+        *self = known == ANCHOR_WORLD ? MPI_COMM_SELF : own_self;
+        return MPI_SUCCESS;
+    }
+    mpix_lock();
+    int rc = find_self_comm(self);
+    mpix_unlock();
+    return rc;
+}
+
 static int delete_self_state(MPI_Comm comm, int keyval, void *state, void *extra)
 {
     mpix_self_slot *slot = extra;
@@ -55,15 +139,16 @@ int mpix_self_state(mpix_self_slot *slot, void **state)
         *state = value;
         return MPI_SUCCESS;
     }
-    if (!mpix_mpi_is_active())
-        return MPI_ERR_OTHER;
+    MPI_Comm self;
     mpix_lock();
+    if ((rc = find_self_comm(&self)) != MPI_SUCCESS)
+        goto out;
     if (slot->keyval == MPI_KEYVAL_INVALID) {
         rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_self_state, &slot->keyval, slot);
         if (rc != MPI_SUCCESS)
             goto out;
     } else {
-        rc = PMPI_Comm_get_attr(MPI_COMM_SELF, slot->keyval, &value, &found);
+        rc = PMPI_Comm_get_attr(self, slot->keyval, &value, &found);
         if (rc != MPI_SUCCESS)
             goto out;
     }
@@ -71,7 +156,7 @@ int mpix_self_state(mpix_self_slot *slot, void **state)
         rc = slot->create(&value);
         if (rc != MPI_SUCCESS)
             goto out;
-        rc = PMPI_Comm_set_attr(MPI_COMM_SELF, slot->keyval, value);
+        rc = PMPI_Comm_set_attr(self, slot->keyval, value);
         if (rc != MPI_SUCCESS) {
             slot->destroy(value);
             goto out;

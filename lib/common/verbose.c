@@ -23,7 +23,7 @@ static void print_line(const char *module, const char *format, va_list args)
         if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
             rank = -1;
     vsnprintf(text, sizeof text, format, args);
-    fprintf(stderr, "mpix[world rank %d] %s: %s\n", rank, module, text);
+    fprintf(stderr, "mpix[world rank %d] %s: %s\n", rank, module, text);   /* -1: no world (MPI-4 sessions) */
 }
 
 void mpix_verbose(MPI_Info info, const char *module, const char *format, ...)

@@ -9,6 +9,7 @@
 #include "common/hint.h"
 #include "common/keyval.h"
 #include "common/lines.h"
+#include "common/self_state.h"
 #include "common/topo.h"
 #include "common/verbose.h"
 
@@ -85,10 +86,12 @@ static int split_nodes(MPI_Comm comm, const mpix_hint_value *split, MPI_Comm *no
             *numa_os_index = where.numa_os_index;
     } else {
         /* Virtual nodes: k consecutive MPI_COMM_WORLD ranks of a physical node, whatever
-         * the order of @comm, so reordered communicators see real non-block placement. */
+         * the order of @comm, so reordered communicators see real non-block placement;
+         * without the world model (MPI-4 sessions alone), k consecutive ranks of @comm. */
         MPI_Comm world_node;
         int world_node_rank;
-        rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &world_node);
+        rc = PMPI_Comm_split_type(mpix_mpi_is_active() ? MPI_COMM_WORLD : comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                  &world_node);
         if (rc == MPI_SUCCESS) {
             rc = PMPI_Comm_rank(world_node, &world_node_rank);
             int freed = PMPI_Comm_free(&world_node);

@@ -7,6 +7,7 @@
 #include "common/api.h"
 #include "common/error.h"
 #include "common/keyval.h"
+#include "common/self_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +160,11 @@ int mpix_hy_copy(const mpix_hy_op *op, void *to, const void *from, int count)
         memcpy(to, from, (size_t)count * op->extent);
         return MPI_SUCCESS;
     }
-    return PMPI_Sendrecv(from, count, op->datatype, 0, 0, to, count, op->datatype, 0, 0, MPI_COMM_SELF,
-                         MPI_STATUS_IGNORE);
+    MPI_Comm self;
+    int rc = mpix_self_comm(&self);
+    return rc != MPI_SUCCESS ? rc
+                             : PMPI_Sendrecv(from, count, op->datatype, 0, 0, to, count, op->datatype, 0, 0, self,
+                                             MPI_STATUS_IGNORE);
 }
 
 MPIX_API int MPIX_Hy_free(MPI_Win *win)

@@ -108,11 +108,18 @@ static int count_peers(MPI_Comm comm, mpix_zcopy_comm *zc)
 }
 
 /* Peers by MPI_COMM_WORLD rank: a local translation (MPI_UNDEFINED for processes of
- * another world, which then always get the MPI path), into a table of its own. */
+ * another world, and for all in a program of MPI-4 sessions alone, which then always get
+ * the MPI path), into a table of its own. */
 static int *translate_peers(mpix_zcopy_comm *zc)
 {
     int inter = 0;
     MPI_Group peers, world;
+    if (!mpix_mpi_is_active()) {   /* MPI-4 sessions alone: no world, so none */
+        int *none = malloc(zc->peers * sizeof *none);
+        for (int i = 0; none && i < zc->peers; i++)
+            none[i] = MPI_UNDEFINED;
+        return none;
+    }
     if (PMPI_Comm_test_inter(zc->comm, &inter) != MPI_SUCCESS ||
         (inter ? PMPI_Comm_remote_group(zc->comm, &peers) : PMPI_Comm_group(zc->comm, &peers)) != MPI_SUCCESS)
         return NULL;

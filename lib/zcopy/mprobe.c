@@ -11,6 +11,7 @@
  * program's own matched probes under libmpix-pmpi.so hand their messages over the same
  * way (interposed_probe.c). */
 #include "zcopy.h"
+#include "common/self_state.h"
 #include "common/api.h"
 #include "common/arguments.h"
 #include "common/error.h"
@@ -30,7 +31,7 @@ typedef struct handed {
 
 struct mpix_zcopy_handover {
     pthread_mutex_t lock;         /* the list; held from a hand-over's send to its probe */
-    MPI_Comm comm;                /* a duplicate of MPI_COMM_SELF that returns its errors */
+    MPI_Comm comm;                /* a duplicate of this process's own (mpix_self_comm) returning errors */
     handed *first;
 };
 
@@ -43,7 +44,10 @@ static int handover_get(mpix_zcopy_process *process, struct mpix_zcopy_handover 
     }
     if (!(handover = calloc(1, sizeof *handover)))
         return MPI_ERR_NO_MEM;
-    int rc = PMPI_Comm_dup(MPI_COMM_SELF, &handover->comm);
+    MPI_Comm self;
+    int rc = mpix_self_comm(&self);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_dup(self, &handover->comm);
     if (rc == MPI_SUCCESS && (rc = PMPI_Comm_set_errhandler(handover->comm, MPI_ERRORS_RETURN)) != MPI_SUCCESS)
         (void)PMPI_Comm_free(&handover->comm);
     if (rc != MPI_SUCCESS) {

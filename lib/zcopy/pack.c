@@ -9,6 +9,7 @@
  * 1 KiB) 50-53 us with the datatype and 22-27 us packed on Open MPI. Hence learnt per
  * layout or shape (path.c). */
 #include "zcopy.h"
+#include "common/self_state.h"
 #include "common/error.h"
 
 #include <limits.h>
@@ -197,12 +198,15 @@ int mpix_zcopy_packs_natively(int *native)
     const char bytes[3] = { 'z', 'c', 0 };
     char packed[64], expected[sizeof real + sizeof integer + sizeof bytes];
     int position = 0;
+    MPI_Comm self;
     *native = 0;
-    int rc = PMPI_Pack(&real, 1, MPI_DOUBLE, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+    int rc = mpix_self_comm(&self);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack(&integer, 1, MPI_INT, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+        rc = PMPI_Pack(&real, 1, MPI_DOUBLE, packed, (int)sizeof packed, &position, self);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack(bytes, (int)sizeof bytes, MPI_BYTE, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+        rc = PMPI_Pack(&integer, 1, MPI_INT, packed, (int)sizeof packed, &position, self);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Pack(bytes, (int)sizeof bytes, MPI_BYTE, packed, (int)sizeof packed, &position, self);
     memcpy(expected, &real, sizeof real);
     memcpy(expected + sizeof real, &integer, sizeof integer);
     memcpy(expected + sizeof real + sizeof integer, bytes, sizeof bytes);

@@ -43,13 +43,20 @@ static uint32_t node_key(long long node_ranks)
     stat("/proc/self/ns/pid", &pid_namespace);
     gethostname(host, sizeof host - 1);
     int world_rank = 0;
-    if (PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
-        node_ranks = 0; /* no virtual nodes without a rank to place */
+    if (!mpix_mpi_is_active() || PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank) != MPI_SUCCESS)
+        node_ranks = 0; /* no virtual nodes without a rank to place (MPI-4 sessions alone) */
     int length = snprintf(identity, sizeof identity, "%s|%lu|%s|%lld", boot, (unsigned long)pid_namespace.st_ino,
                           host, node_ranks > 0 ? world_rank / node_ranks : 0);
     unsigned key;
     HASH_JEN(identity, (unsigned)length, key);
     return key;
+}
+
+/* Entries of the per-peer tables: one per MPI_COMM_WORLD rank, and one that no peer
+ * indexes where there is no world (MPI-4 sessions alone), so that they are never empty. */
+static size_t table_entries(const mpix_zcopy_process *process)
+{
+    return process->world_size > 0 ? (size_t)process->world_size : 1;
 }
 
 static void process_destroy(void *state)
@@ -61,7 +68,7 @@ static void process_destroy(void *state)
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);
-    munmap(process->directory, process->world_size * sizeof *process->directory);
+    munmap(process->directory, table_entries(process) * sizeof *process->directory);
     free(process->access);
     free((void *)process->learn_asks);
     free(process);
@@ -107,7 +114,9 @@ static int process_create(void **state)
     mpix_zcopy_process *process = calloc(1, sizeof *process);
     if (!process)
         return MPI_ERR_NO_MEM;
-    if (PMPI_Comm_size(MPI_COMM_WORLD, &process->world_size) != MPI_SUCCESS) {
+    /* Without the world model (MPI-4 sessions alone) no peer has a world rank, and every
+     * message goes through MPI (mpix_zcopy_world_rank). */
+    if (mpix_mpi_is_active() && PMPI_Comm_size(MPI_COMM_WORLD, &process->world_size) != MPI_SUCCESS) {
         free(process);
         return MPI_ERR_INTERN;
     }
@@ -115,10 +124,10 @@ static int process_create(void **state)
     process->mailbox_fd = -1;
     /* Mapped, not malloc'd: a peer's late write after MPI_Finalize unmapped it fails
      * with EFAULT instead of landing in reused heap. */
-    size_t bytes = process->world_size * sizeof *process->directory;
+    size_t bytes = table_entries(process) * sizeof *process->directory;
     process->directory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    process->access = calloc(process->world_size, 1);
-    process->learn_asks = calloc(process->world_size, sizeof *process->learn_asks);
+    process->access = calloc(table_entries(process), 1);
+    process->learn_asks = calloc(table_entries(process), sizeof *process->learn_asks);
     if (process->directory == MAP_FAILED || !process->access || !process->learn_asks) {
         if (process->directory != MAP_FAILED)
             munmap(process->directory, bytes);

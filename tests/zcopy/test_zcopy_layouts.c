@@ -109,6 +109,14 @@ static int make_cases(layout_case *cases)
     ADD("vector of 512 blocks of 1 KiB", committed(t));
     MPI_Type_vector(512, 1, 1024, MPI_DOUBLE, &t);
     ADD("vector of isolated 8 B blocks", committed(t));
+    /* Legal, and not what a layout learner expects: blocks at decreasing addresses, and a
+     * send layout whose blocks overlap (each byte is sent as often as the type map names
+     * it; a receive layout may not overlap, so a contiguous receive). */
+    MPI_Type_vector(16, 2048, -4096, MPI_DOUBLE, &t);
+    ADD("vector of 16 KiB blocks, negative stride", committed(t));
+    MPI_Type_vector(8, 4096, 2048, MPI_DOUBLE, &t);
+    ADD("vector of overlapping 32 KiB blocks", committed(t));
+    cases[n - 1].recv_type = MPI_DOUBLE, cases[n - 1].recv_factor = 8 * 4096;
 #undef ADD
     return n;
 }

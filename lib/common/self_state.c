@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Recursive: a state's create function may report an error (a bad setting), and
  * mpix_error creates its own state on first use, under the same lock. */
@@ -48,9 +49,12 @@ static MPI_Comm own_self = MPI_COMM_NULL;
  * destroy functions run there, while MPI still works, since this session keeps it
  * initialized after the program finalized its own. */
 static MPI_Session own_session = MPI_SESSION_NULL;
+static pid_t own_session_pid;   /* a child the program forks inherits the exit handler */
 
 static void own_session_close(void)
 {
+    if (getpid() != own_session_pid)   /* a forked child's exit: the session is the parent's */
+        return;
     atomic_store_explicit(&anchor, ANCHOR_UNKNOWN, memory_order_relaxed);
     if (own_self != MPI_COMM_NULL)
         (void)PMPI_Comm_free(&own_self);   /* at exit: nothing is left to report to */
@@ -68,6 +72,7 @@ static int own_self_comm(MPI_Comm *self)
         if (own_session == MPI_SESSION_NULL) {
             if ((rc = PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &own_session)) != MPI_SUCCESS)
                 return rc;
+            own_session_pid = getpid();
             if (atexit(own_session_close) != 0) {
                 (void)PMPI_Session_finalize(&own_session);   /* cleanup: the failure is reported */
                 return MPI_ERR_NO_MEM;

@@ -5,8 +5,11 @@
  * calls (data through MPI), the hybrid collectives (a derived datatype too, which the
  * node copies through MPI), a storage window whose data reach its file, spin signalling
  * on a shared window, a guarded exchange, and an argument error returned through the
- * communicator's handler; the process must then end cleanly. */
+ * communicator's handler; a child it forks must exit without touching MPI, and the
+ * process must then end cleanly. */
 #include "mpix_test.h"
+
+#include <sys/wait.h>
 
 enum { ROWS = 64, COLUMNS = 512, ROUNDS = 5 };
 
@@ -215,6 +218,15 @@ int main(void)
     /* An error with no object to raise it on: returned, not raised on MPI_COMM_WORLD. */
     MPI_Count value;
     CHECK(MPIX_Pvar_read("zcopy.no_such_variable", comm, &value) != MPI_SUCCESS, "unknown variable accepted");
+
+    /* A child the program forks and that ends with exit() runs the exit handlers it
+     * inherited: mpix's must leave the session it started in the parent alone. */
+    pid_t child = fork();
+    if (child == 0)
+        exit(0);
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a forked child's exit: status %#x", status);
 
     int failures = 0;
     MPI_Allreduce(&mpix_test_failures, &failures, 1, MPI_INT, MPI_SUM, comm);

@@ -31,7 +31,8 @@ int mpix_self_state(mpix_self_slot *slot, void **state);
 
 /* A communicator of this process alone, for local work MPI does through a communicator
  * (a copy by MPI_Sendrecv, MPI_Pack): MPI_COMM_SELF, or in a program of MPI-4 sessions
- * alone the library's own. Fails as mpix_self_state does. One atomic load once known. */
+ * alone the library's own. Until first found, fails as mpix_self_state does; then one
+ * atomic load. */
 int mpix_self_comm(MPI_Comm *self);
 
 /* Serialises lazy initialisation across threads of the process. */

@@ -64,6 +64,11 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                         "how a logged sync finds changed pages: the pages the kernel saw written, or a "
                                         "digest of every page; auto: written unless device-pinned memory could be "
                                         "written behind the kernel's back" },
+    [MPIX_HINT_STORAGE_STORE_FAULT_NS] = { "mpix_storage_store_fault_ns", "MPIX_STORAGE_STORE_FAULT_NS", NULL,
+                                           "storage", TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
+                                           "nanoseconds the first store into a tracked page costs, as logged syncs "
+                                           "choose between tracking written pages and reading every page (0: "
+                                           "measured by the process)" },
     [MPIX_HINT_SPIN_POLLS] = { "mpix_spin_polls", "MPIX_SPIN_POLLS", "window (MPIX_Win_allocate_shared)", "spin", USER,
                                MPIX_HINT_TYPE_INTEGER, NULL, 0, 1e9, "2000",
                                "polls before a spin wait sleeps on a futex (0: at once)" },

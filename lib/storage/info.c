@@ -74,6 +74,9 @@ MPIX_API int MPIX_Win_get_info(MPI_Win win, MPI_Info *info_used)
             put_text(&writer, "mpix_storage_generation", generation);
             set_keywords(&writer, MPIX_HINT_STORAGE_LOG_CHANGES,
                          1u << (log->written.userfault_fd >= 0 ? MPIX_LOG_CHANGES_WRITTEN : MPIX_LOG_CHANGES_DIGEST));
+            /* Read-only: whether the kernel lists the pages written until the next sync
+             * (false: that sync reads every page that holds memory). */
+            put_text(&writer, "mpix_storage_log_tracking", log->written.armed ? "true" : "false");
         }
         set_keywords(&writer, MPIX_HINT_STORAGE_TRACKING, 1u << tracking->policy);
         set_number(&writer, MPIX_HINT_STORAGE_HUGE_PERCENT, "%g", config->huge_percent);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "log.h"
+#include "store_fault.h"
 #include "common/error.h"
 #include "common/verbose.h"
 
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -465,25 +465,45 @@ static uint64_t new_log_id(void)
     return XXH3_64bits(seed, sizeof seed);
 }
 
-/* Write zeros over [from, to) of the log: blocks that were written once take a plain
- * overwrite later; reserved but unwritten ones would cost a metadata commit at each
- * record's fdatasync. The zeros are an anonymous read-only mapping, never touched: the
- * kernel reads them from its one zero page, so they take no memory, and the program's
- * malloc is not disturbed (an 8 MiB calloc freed again raises glibc's mmap threshold,
- * and the program's heap keeps that much from then on). */
-static int prewrite(mpix_storage_log *log, long long from, long long to)
+/* Reserve the log's blocks up to @to: a full disk is an error at allocation, not at a
+ * sync. Reserved blocks are not written: a 6 GiB window's log, written with zeros, took
+ * 31-49 s to allocate (18 GiB at 0.4 GB/s), reserved 0.4 s per GiB for the window's own
+ * read; syncs into reserved blocks cost the same as into written ones (ext4, 300 syncs
+ * of 1 and 16 pages, 40 of 10% and 100% of 64 MiB: bench/results/storage.md). */
+static int reserve(mpix_storage_log *log, long long from, long long to)
 {
-    long long length = to - from < STREAM_CHUNK ? to - from : STREAM_CHUNK;
-    if (length <= 0)
+    if (to <= from)
         return MPI_SUCCESS;
-    void *zeros = mmap(NULL, (size_t)length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (zeros == MAP_FAILED)
-        return io_error("cannot map zeros to write to", log->path, errno);
-    int rc = MPI_SUCCESS;
-    for (long long at = from; at < to && rc == MPI_SUCCESS; at += length)
-        rc = write_all(log->fd, zeros, to - at < length ? to - at : length, at, log->path);
-    munmap(zeros, (size_t)length);
-    return rc;
+    int error = posix_fallocate(log->fd, (off_t)from, (off_t)(to - from));
+    return error ? io_error("cannot reserve room for", log->path, error) : MPI_SUCCESS;
+}
+
+/* The window's bytes [begin, end) of the data file into its fresh memory, and the first
+ * digests of its pages. Only the file's data is read: a hole reads as zeros, which fresh
+ * memory holds already, so a new window's allocation neither reads nor touches its memory
+ * (a new 6 GiB window took 14 s, zeroing the page cache and the memory it read into, and
+ * digesting every page). */
+static int read_window(mpix_storage_log *log)
+{
+    if (mpix_page_digests_init_zeros(&log->digests, log->pages, log->page) != MPI_SUCCESS)
+        return mpix_error(MPIX_ERRKIND_STORAGE_IO, "out of memory for the digests of %lld pages", log->pages);
+    for (long long at = log->begin; at < log->end;) {
+        off_t data = lseek(log->data_fd, (off_t)at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO)
+            break; /* the rest is a hole */
+        long long from = data < 0 ? at : (long long)data; /* no map of holes: read the rest */
+        if (from >= log->end)
+            break;
+        off_t hole = data < 0 ? -1 : lseek(log->data_fd, data, SEEK_HOLE);
+        long long to = hole < 0 || hole > log->end ? log->end : (long long)hole;
+        if (read_all(log->data_fd, log->memory + (from - log->map_offset), to - from, from) != 0)
+            return io_error("cannot read the window from", log->data_path, errno ? errno : EIO);
+        long long first = (from - log->map_offset) / log->page;
+        long long past = (to - log->map_offset + log->page - 1) / log->page;
+        mpix_page_digests_renew_pages(&log->digests, log->memory, first, past - first);
+        at = to;
+    }
+    return MPI_SUCCESS;
 }
 
 int mpix_storage_log_open(mpix_storage_log *log, const mpix_storage_file *file, const mpix_storage_config *config,
@@ -525,7 +545,7 @@ int mpix_storage_log_open(mpix_storage_log *log, const mpix_storage_file *file, 
     /* The data file, with whatever was replayed into it, is generation `generation`. */
     long long log_bytes = area_at(log->page, pages) + log->area_bytes;
     if (rc == MPI_SUCCESS && status.st_size < log_bytes)
-        rc = prewrite(log, status.st_size, log_bytes);
+        rc = reserve(log, status.st_size, log_bytes);
     if (rc == MPI_SUCCESS)
         rc = data_sync(log->data_fd, log->data_path);
     /* Slot 0 first: until the images' old headers are gone, they reach no further. */
@@ -538,8 +558,8 @@ int mpix_storage_log_open(mpix_storage_log *log, const mpix_storage_file *file, 
     }
     if (rc == MPI_SUCCESS)
         rc = sync_directory(log->path);
-    if (rc == MPI_SUCCESS && read_all(log->data_fd, memory + (begin - map_offset), end - begin, begin) != 0)
-        rc = io_error("cannot read the window from", log->data_path, errno ? errno : EIO);
+    if (rc == MPI_SUCCESS)
+        rc = read_window(log);
     /* The window has its copy now. Pages cached by small reads would make later image
      * writes of the file go back in as many small folios, which writeback handles at
      * half the speed of the large ones a fresh write creates. */
@@ -555,8 +575,6 @@ int mpix_storage_log_open(mpix_storage_log *log, const mpix_storage_file *file, 
             mpix_written_pages_close(&log->written);
         log->trust_written = config->log_changes == MPIX_LOG_CHANGES_WRITTEN;
     }
-    if (rc == MPI_SUCCESS)
-        rc = mpix_page_digests_init(&log->digests, memory, pages, log->page);
     if (rc != MPI_SUCCESS) {
         mpix_storage_log_close(log, 0, !keep_on_failure);
         return rc;
@@ -639,23 +657,82 @@ static int still_dense(const mpix_storage_log *log)
     return 2 * changed >= samples;
 }
 
-/* Which pages this sync must read: the kernel's list of pages written since the last sync
- * into log->written_list (returns how many), or -1 for every page. Tracking is armed here,
- * before any page is read, when it is off and a sparse sync is expected. */
-static long long pages_to_read(mpix_storage_log *log, int dense)
+static int had_data(long long page, void *context)
+{
+    return !mpix_page_digests_was_zero(&((mpix_storage_log *)context)->digests, page);
+}
+
+/* To the @listed sorted pages of log->written_list, add the pages that hold no memory but
+ * had data at the last sync: the program gave their memory back (madvise), so they hold
+ * zeros now, a change that no write made. They go into log->changed first, free until the
+ * sync fills it. Returns the new count, or -1 (read every page). */
+static long long add_emptied_pages(mpix_storage_log *log, long long listed)
+{
+    long long *list = log->written_list, *extra = log->changed;
+    long long extras = mpix_written_pages_holes(&log->written, extra, log->pages - listed, had_data, log);
+    if (extras < 0)
+        return -1;
+    long long k = listed + extras - 1, i = listed - 1, j = extras - 1;
+    while (j >= 0)
+        list[k--] = i >= 0 && list[i] > extra[j] ? list[i--] : extra[j--];
+    return listed + extras;
+}
+
+/* How many of the @listed pages in @list changed since the last sync, estimated from a
+ * sample of them (their digests are left as they are, for the sync's own pass): one page
+ * at a random place in each of 64 equal stretches of the list, since evenly spaced pages
+ * meet a program's strided stores never or every time (every 10th page changed: none of
+ * 64 samples 256 pages apart, or all of them). */
+static long long changed_estimate(const mpix_storage_log *log, const long long *list, long long listed)
+{
+    long long samples = listed < DENSITY_SAMPLES ? listed : DENSITY_SAMPLES, changed = 0;
+    for (long long k = 0; k < samples; k++) {
+        long long from = k * listed / samples, stretch = (k + 1) * listed / samples - from;
+        uint64_t seed[2] = { (uint64_t)log->generation, (uint64_t)k };
+        long long at = from + (long long)(XXH3_64bits(seed, sizeof seed) % (uint64_t)stretch);
+        changed += mpix_page_digests_differs(&log->digests, log->memory, list[at]);
+    }
+    return samples > 0 ? changed * listed / samples : 0;
+}
+
+/* Whether @changed pages of a sync interval are few enough to track them: a store to a
+ * tracked page costs a fault the first time in an interval (measured once per process),
+ * reading a page in a pass over the window what this window's passes took. From a
+ * quarter of the pages on, never. */
+static int few_enough_to_track(const mpix_storage_log *log, long long changed)
+{
+    double fault_ns = mpix_storage_store_fault_ns();
+    return 4 * changed < log->pages &&
+           (double)changed * fault_ns < (double)log->pages * mpix_page_digests_ns_per_page(&log->digests);
+}
+
+/* Which pages this sync must read, into log->written_list: returns how many, or -1 for
+ * every page. @written_count gets how many the kernel listed as written, or -1 when it
+ * was not asked. While tracking is off (after a sync with many changes) the pages that
+ * hold memory are read, and tracking is armed first when a sample of them says few
+ * changed. Either way the pages a program never touched are not read (a read costs a
+ * fault each: a new 6 GiB window's first sync took 23 s). */
+static long long pages_to_read(mpix_storage_log *log, int dense, long long *written_count)
 {
     mpix_written_pages *written = &log->written;
-    if (written->userfault_fd < 0)
+    long long *list = log->written_list;
+    *written_count = -1;
+    if (written->userfault_fd < 0 || dense || log->read_all_next)
         return -1;
-    if (!written->armed) {
-        if (!dense)
-            mpix_written_pages_arm(written);
-        return -1;
+    /* Memory pinned for a device is populated, so listing what holds memory sees it;
+     * only the kernel's written flags miss the device's writes. */
+    int complete = log->trust_written || mpix_written_pages_complete();
+    if (!complete)
+        mpix_written_pages_disarm(written);
+    long long listed;
+    if (written->armed) {
+        listed = *written_count = mpix_written_pages_look(written, list);
+    } else {
+        listed = mpix_written_pages_populated(written, list);
+        if (listed >= 0 && complete && few_enough_to_track(log, changed_estimate(log, list, listed)))
+            mpix_written_pages_arm(written, list, listed);
     }
-    long long listed = mpix_written_pages_look(written, log->written_list);
-    if (listed < 0 || log->read_all_next || dense || !(log->trust_written || mpix_written_pages_complete()))
-        return -1;
-    return listed;
+    return listed < 0 ? -1 : add_emptied_pages(log, listed);
 }
 
 int mpix_storage_log_sync(mpix_storage_log *log)
@@ -663,7 +740,7 @@ int mpix_storage_log_sync(mpix_storage_log *log)
     long long generation = log->generation + 1, count;
     int rc = MPI_SUCCESS, image_written = 0, recorded = 0;
     int dense = log->last_dense && still_dense(log);
-    long long listed = pages_to_read(log, dense);
+    long long written_count, listed = pages_to_read(log, dense, &written_count);
 
     if (dense) {
         /* After a dense sync, with a sample of pages changed again: copy the image out
@@ -677,10 +754,7 @@ int mpix_storage_log_sync(mpix_storage_log *log)
     } else {
         rc = stream_record(log, generation, listed >= 0 ? log->written_list : NULL, listed, &count, &recorded);
     }
-    /* A store to a tracked page costs a fault of about 1 us the first time in a sync
-     * interval, reading a page about 0.2 us: from a quarter of the pages on, stores go at
-     * full speed and the next sync reads every page. */
-    if (rc == MPI_SUCCESS && 4 * (listed > count ? listed : count) >= log->pages)
+    if (rc == MPI_SUCCESS && !few_enough_to_track(log, written_count > count ? written_count : count))
         mpix_written_pages_disarm(&log->written);
     if (rc == MPI_SUCCESS && count == 0) {
         /* The last generation stands. An image copied ahead was unused: expect no more. */

@@ -28,6 +28,8 @@ struct pm_scan_arg {
 #define PM_SCAN_WP_MATCHING (1 << 0)
 #define PM_SCAN_CHECK_WPASYNC (1 << 1)
 #define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
 #endif
 
 /* Regions a look asks for at once: written pages come in runs, and the walk resumes where
@@ -72,22 +74,73 @@ int mpix_written_pages_open(mpix_written_pages *tracker, char *start, long long 
     return 1;
 }
 
-static int protect(mpix_written_pages *tracker, int on)
+/* Pages that hold memory; a page never touched is neither, and counts as written while
+ * unprotected. */
+#define POPULATED (PAGE_IS_PRESENT | PAGE_IS_SWAPPED)
+
+/* Walk the range with PAGEMAP_SCAN as @ask says (its range and vector are set here) and
+ * list the pages of the regions found, in increasing order, into @pages (room for
+ * @room), those @wanted accepts where it is given. Returns how many, or -1 when the
+ * kernel's answer was incomplete or did not fit. */
+static long long scan_pages(const mpix_written_pages *tracker, struct pm_scan_arg ask, long long *pages,
+                            long long room, int (*wanted)(long long page, void *context), void *context)
 {
-    struct uffdio_writeprotect change = {
-        .range = { (uintptr_t)tracker->start, (uint64_t)(tracker->pages * tracker->page_bytes) },
-        .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : 0,
-    };
-    return ioctl(tracker->userfault_fd, UFFDIO_WRITEPROTECT, &change);
+    struct page_region regions[REGIONS_PER_CALL];
+    uint64_t base = (uintptr_t)tracker->start, end = base + (uint64_t)(tracker->pages * tracker->page_bytes);
+    long long count = 0;
+    ask.size = sizeof ask;
+    ask.vec = (uintptr_t)regions;
+    ask.vec_len = REGIONS_PER_CALL;
+    ask.end = end;
+    for (uint64_t at = base; at < end;) {
+        ask.start = at;
+        long found = ioctl(tracker->pagemap_fd, PAGEMAP_SCAN, &ask);
+        if (found < 0 && errno == EINTR)
+            continue;
+        if (found < 0 || ask.walk_end <= at)
+            return -1;
+        for (long i = 0; i < found; i++)
+            for (uint64_t page = regions[i].start; page < regions[i].end; page += (uint64_t)tracker->page_bytes) {
+                long long index = (long long)((page - base) / (uint64_t)tracker->page_bytes);
+                if (wanted && !wanted(index, context))
+                    continue;
+                if (count == room)
+                    return -1;
+                pages[count++] = index;
+            }
+        at = ask.walk_end;
+    }
+    return count;
 }
 
-int mpix_written_pages_arm(mpix_written_pages *tracker)
+long long mpix_written_pages_populated(mpix_written_pages *tracker, long long *populated)
 {
     if (tracker->userfault_fd < 0)
         return -1;
-    if (protect(tracker, 1) != 0) {
-        mpix_written_pages_close(tracker);
+    struct pm_scan_arg ask = { .category_anyof_mask = POPULATED, .return_mask = POPULATED };
+    return scan_pages(tracker, ask, populated, tracker->pages, NULL, NULL);
+}
+
+/* Each run of listed pages is protected on its own: protecting a page the program never
+ * touched would leave a marker that a read turns into a page of memory. */
+int mpix_written_pages_arm(mpix_written_pages *tracker, const long long *pages, long long count)
+{
+    if (tracker->userfault_fd < 0)
         return -1;
+    for (long long first = 0; first < count;) {
+        long long run = 1;
+        while (first + run < count && pages[first + run] == pages[first] + run)
+            run++;
+        struct uffdio_writeprotect change = {
+            .range = { (uintptr_t)tracker->start + (uint64_t)(pages[first] * tracker->page_bytes),
+                       (uint64_t)(run * tracker->page_bytes) },
+            .mode = UFFDIO_WRITEPROTECT_MODE_WP
+        };
+        if (ioctl(tracker->userfault_fd, UFFDIO_WRITEPROTECT, &change) != 0) {
+            mpix_written_pages_close(tracker);
+            return -1;
+        }
+        first += run;
     }
     tracker->armed = 1;
     return 0;
@@ -95,7 +148,10 @@ int mpix_written_pages_arm(mpix_written_pages *tracker)
 
 void mpix_written_pages_disarm(mpix_written_pages *tracker)
 {
-    if (tracker->userfault_fd >= 0 && tracker->armed && protect(tracker, 0) != 0)
+    struct uffdio_writeprotect change = {
+        .range = { (uintptr_t)tracker->start, (uint64_t)(tracker->pages * tracker->page_bytes) }, .mode = 0
+    };
+    if (tracker->userfault_fd >= 0 && tracker->armed && ioctl(tracker->userfault_fd, UFFDIO_WRITEPROTECT, &change) != 0)
         mpix_written_pages_close(tracker);
     tracker->armed = 0;
 }
@@ -104,27 +160,22 @@ long long mpix_written_pages_look(mpix_written_pages *tracker, long long *writte
 {
     if (tracker->userfault_fd < 0 || !tracker->armed)
         return -1;
-    struct page_region regions[REGIONS_PER_CALL];
-    uint64_t base = (uintptr_t)tracker->start, end = base + (uint64_t)(tracker->pages * tracker->page_bytes);
-    long long count = 0;
-    for (uint64_t at = base; at < end;) {
-        struct pm_scan_arg scan = { .size = sizeof scan, .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
-                                    .start = at, .end = end, .vec = (uintptr_t)regions,
-                                    .vec_len = REGIONS_PER_CALL, .category_mask = PAGE_IS_WRITTEN,
-                                    .return_mask = PAGE_IS_WRITTEN };
-        long found = ioctl(tracker->pagemap_fd, PAGEMAP_SCAN, &scan);
-        if (found < 0 && errno == EINTR)
-            continue;
-        if (found < 0 || scan.walk_end <= at) {
-            mpix_written_pages_close(tracker);
-            return -1;
-        }
-        for (long i = 0; i < found; i++)
-            for (uint64_t page = regions[i].start; page < regions[i].end; page += (uint64_t)tracker->page_bytes)
-                written[count++] = (long long)((page - base) / (uint64_t)tracker->page_bytes);
-        at = scan.walk_end;
-    }
+    struct pm_scan_arg ask = { .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC, .category_mask = PAGE_IS_WRITTEN,
+                               .category_anyof_mask = POPULATED, .return_mask = PAGE_IS_WRITTEN };
+    long long count = scan_pages(tracker, ask, written, tracker->pages, NULL, NULL);
+    if (count < 0)
+        mpix_written_pages_close(tracker);
     return count;
+}
+
+long long mpix_written_pages_holes(mpix_written_pages *tracker, long long *holes, long long room,
+                                   int (*wanted)(long long page, void *context), void *context)
+{
+    if (tracker->userfault_fd < 0)
+        return -1;
+    struct pm_scan_arg ask = { .category_inverted = POPULATED, .category_mask = POPULATED,
+                               .return_mask = PAGE_IS_WRITTEN };
+    return scan_pages(tracker, ask, holes, room, wanted, context);
 }
 
 int mpix_written_pages_complete(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Red-Black SOR whose halo exchange is four plain MPIX_Sendrecv_guarded calls an
  * iteration, the easiest code to write, with the overlap of hand-written non-blocking
- * code (the overlap paper). The calls return at once; the sweep that touches a halo row first
+ * code. The calls return at once; the sweep that touches a halo row first
  * waits for it, and once the exchange is seen to repeat, its last call completes it.
  *
  * The program runs the same iterations three ways (MPI_Sendrecv, guarded, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Red-black SOR on a 2D grid split into row strips (the overlap paper, §1.2), with the three ways
- * of exchanging the halo rows the paper compares:
+/* Red-black SOR on a 2D grid split into row strips, with three ways of exchanging the
+ * halo rows:
  *   - sor_run_exchange with MPI_Sendrecv: blocking, four calls per iteration (up and
  *     down, before each colour's sweep), the easiest code to write;
  *   - sor_run_exchange with MPIX_Sendrecv_guarded: the same code, guarded;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* 2D Poisson with Jacobi iterations (the hybrid-collectives paper, §5.3.2): the grid is split into row blocks,
- * halos move with MPI_Sendrecv, and the convergence check is an allreduce of the largest
- * update — done with MPIX_Hy_allreduce and, for comparison, with MPI_Allreduce. The max
- * is exact in any order, so both residuals must be identical at every iteration.
+/* 2D Poisson with Jacobi iterations: the grid is split into row blocks, halos move with
+ * MPI_Sendrecv, and the convergence check is an allreduce of the largest update — done
+ * with MPIX_Hy_allreduce and, for comparison, with MPI_Allreduce. The max is exact in
+ * any order, so both residuals must be identical at every iteration.
  * Run: mpirun -np 4 ./hy_jacobi [N]   (MPIX_HY_SPLIT=2 for virtual nodes of 2 ranks) */
 #include <mpix/mpix.h>
 #include <math.h>

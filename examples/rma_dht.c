@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A distributed hash table on storage windows (the storage-windows paper, §3.3): every rank owns a slice
- * of the table in a window mapped onto a file; inserts claim a slot with
- * MPI_Compare_and_swap and store the value with MPI_Put, from any rank, with no
- * participation of the owner. MPIX_Win_sync on every rank makes the table durable, and
- * a new window on the same files finds every key again.
+/* A distributed hash table on storage windows: every rank owns a slice of the table in a
+ * window mapped onto a file; inserts claim a slot with MPI_Compare_and_swap and store
+ * the value with MPI_Put, from any rank, with no participation of the owner.
+ * MPIX_Win_sync on every rank makes the table durable, and a new window on the same
+ * files finds every key again.
  * Run: mpirun -np 2 ./rma_dht [DIR]  (with DIR, the table stays there: run again to
  * look the keys up after a restart; without, it shows both in one run). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, under -std=c11 too */

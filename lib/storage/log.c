@@ -643,18 +643,31 @@ static int switch_to(mpix_storage_log *log, int slot, long long generation, int 
 
 static int other_image(const mpix_storage_log *log) { return log->base_slot == 1 ? 2 : 1; }
 
-/* Pages compared with their digests to tell whether a sync after a dense one is dense too. */
-#define DENSITY_SAMPLES 64
+/* Pages compared with their digests to estimate how many changed since the last sync. */
+#define CHANGE_SAMPLES 64
 
-/* After a dense sync: whether half of a sample of pages spread over the window changed
- * (their digests are left as they are, for the sync's own pass). A sparse sync after a
- * dense one then costs a read of every page instead of a whole image written ahead. */
+/* How many of @count pages changed since the last sync, estimated from a sample (their
+ * digests are left as they are, for the sync's own pass): the pages listed in @list, or
+ * every page when @list is NULL. One page at a random place in each of 64 equal
+ * stretches: evenly spaced pages meet a program's strided stores never or every time
+ * (every 10th page changed: none of 64 samples 256 pages apart, or all of them). */
+static long long changed_estimate(const mpix_storage_log *log, const long long *list, long long count)
+{
+    long long samples = count < CHANGE_SAMPLES ? count : CHANGE_SAMPLES, changed = 0;
+    for (long long k = 0; k < samples; k++) {
+        long long from = k * count / samples, stretch = (k + 1) * count / samples - from;
+        uint64_t seed[2] = { (uint64_t)log->generation, (uint64_t)k };
+        long long at = from + (long long)(XXH3_64bits(seed, sizeof seed) % (uint64_t)stretch);
+        changed += mpix_page_digests_differs(&log->digests, log->memory, list ? list[at] : at);
+    }
+    return samples > 0 ? changed * count / samples : 0;
+}
+
+/* After a dense sync: whether half the pages changed again. A sparse sync after a dense
+ * one then costs a read of every page instead of a whole image written ahead. */
 static int still_dense(const mpix_storage_log *log)
 {
-    long long samples = log->pages < DENSITY_SAMPLES ? log->pages : DENSITY_SAMPLES, changed = 0;
-    for (long long k = 0; k < samples; k++)
-        changed += mpix_page_digests_differs(&log->digests, log->memory, k * log->pages / samples);
-    return 2 * changed >= samples;
+    return 2 * changed_estimate(log, NULL, log->pages) >= log->pages;
 }
 
 static int had_data(long long page, void *context)
@@ -676,23 +689,6 @@ static long long add_emptied_pages(mpix_storage_log *log, long long listed)
     while (j >= 0)
         list[k--] = i >= 0 && list[i] > extra[j] ? list[i--] : extra[j--];
     return listed + extras;
-}
-
-/* How many of the @listed pages in @list changed since the last sync, estimated from a
- * sample of them (their digests are left as they are, for the sync's own pass): one page
- * at a random place in each of 64 equal stretches of the list, since evenly spaced pages
- * meet a program's strided stores never or every time (every 10th page changed: none of
- * 64 samples 256 pages apart, or all of them). */
-static long long changed_estimate(const mpix_storage_log *log, const long long *list, long long listed)
-{
-    long long samples = listed < DENSITY_SAMPLES ? listed : DENSITY_SAMPLES, changed = 0;
-    for (long long k = 0; k < samples; k++) {
-        long long from = k * listed / samples, stretch = (k + 1) * listed / samples - from;
-        uint64_t seed[2] = { (uint64_t)log->generation, (uint64_t)k };
-        long long at = from + (long long)(XXH3_64bits(seed, sizeof seed) % (uint64_t)stretch);
-        changed += mpix_page_digests_differs(&log->digests, log->memory, list[at]);
-    }
-    return samples > 0 ? changed * listed / samples : 0;
 }
 
 /* Whether @changed pages of a sync interval are few enough to track them: a store to a

@@ -137,6 +137,10 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                           TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
                                           "nanoseconds the kernel charges per iovec of a copy between processes, as "
                                           "nonblocking sends price zero-copy (0: measured by the process)" },
+    [MPIX_HINT_ZCOPY_PULL_DELAY_US] = { "mpix_zcopy_pull_delay_us", "MPIX_ZCOPY_PULL_DELAY_US", NULL, "zcopy",
+                                        TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
+                                        "microseconds each zero-copy receive waits before it copies, as on a machine "
+                                        "whose kernel copies lose to MPI's ways" },
     [MPIX_HINT_ZCOPY_FOLD_THREAD] = { "mpix_zcopy_fold_thread", "MPIX_ZCOPY_FOLD_THREAD", NULL, "zcopy", USER,
                                       MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                                       "fold buffers into huge pages on a thread of the process's own (false: in the "

@@ -68,7 +68,7 @@ static void free_state(mpix_zcopy_comm *zc)
     }
     mpix_zcopy_probed_free(zc);
     free(atomic_load_explicit(&zc->world_ranks, memory_order_relaxed));
-    free(zc->scratch);
+    mpix_scratch_release(&zc->staging);
     pthread_mutex_destroy(&zc->lock);
     free(zc);
 }
@@ -228,31 +228,15 @@ void mpix_zcopy_comm_leave(mpix_zcopy_comm *zc)
     pthread_mutex_unlock(&zc->lock);
 }
 
+/* Made by the first call that stages a span: most communicators never do. */
 char *mpix_zcopy_scratch_take(mpix_zcopy_comm *zc)
 {
-    pthread_mutex_lock(&zc->lock);
-    char *scratch = NULL;
-    if (!zc->scratch_taken) {
-        /* Made by the first call that stages a span: most communicators never do, and a
-         * buffer this size is a mapping of its own, made and unmade with the state. */
-        if (!zc->scratch)
-            zc->scratch = malloc(SCRATCH_BYTES);
-        scratch = zc->scratch;
-        zc->scratch_taken = scratch != NULL;
-    }
-    pthread_mutex_unlock(&zc->lock);
-    return scratch ? scratch : malloc(SCRATCH_BYTES);
+    return mpix_scratch_take(&zc->staging, SCRATCH_BYTES);
 }
 
 void mpix_zcopy_scratch_give(mpix_zcopy_comm *zc, char *scratch)
 {
-    if (scratch != zc->scratch) {
-        free(scratch);
-        return;
-    }
-    pthread_mutex_lock(&zc->lock);
-    zc->scratch_taken = 0;
-    pthread_mutex_unlock(&zc->lock);
+    mpix_scratch_give(&zc->staging, scratch);
 }
 
 mpix_layout *mpix_zcopy_received_find(mpix_zcopy_comm *zc, int peer, uint64_t id)

@@ -8,6 +8,7 @@
  * behind the default thresholds). */
 #include "zcopy.h"
 #include "mpix_config.h"
+#include "common/relax.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -307,6 +308,11 @@ int mpix_zcopy_pull(mpix_zcopy_comm *zc, pid_t pid, uint64_t remote_base, mpix_l
     cursor from = { remote->blocks, remote->nblocks, 0, 0 }, to = { local->blocks, local->nblocks, 0, 0 };
     if (bytes == 0)
         return 0;
+    if (zc->process->pull_delay_seconds > 0) {   /* testing: a machine whose kernel copies lose */
+        double until = PMPI_Wtime() + zc->process->pull_delay_seconds;
+        for (unsigned long poll = 0; PMPI_Wtime() < until; poll++)
+            mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
     cursor_skip(&from, first);
     cursor_skip(&to, first);
     if (!reads_staged(zc, remote)) {

@@ -48,7 +48,8 @@ static int free_shifted(MPI_Datatype datatype, MPI_Datatype *shifted, int rc)
     return rc == MPI_SUCCESS ? free_rc : rc;
 }
 
-int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, char **packed, int *length)
+int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, mpix_scratch *scratch,
+                    char **packed, int *length)
 {
     MPI_Count bytes;
     int size, rc = PMPI_Type_size_x(datatype, &bytes);
@@ -61,7 +62,7 @@ int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm 
                           (long long)(bytes * count));
     if ((rc = PMPI_Pack_size(count, datatype, comm, &size)) != MPI_SUCCESS)
         return rc;
-    char *out = malloc(size > 0 ? size : 1);
+    char *out = mpix_scratch_take(scratch, (size_t)size);
     if (!out)
         return MPI_ERR_NO_MEM;
     MPI_Datatype shifted;
@@ -71,7 +72,7 @@ int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm 
         rc = free_shifted(datatype, &shifted, PMPI_Pack(from, shifted_count, shifted, out, size, &position, comm));
     }
     if (rc != MPI_SUCCESS) {
-        free(out);
+        mpix_scratch_give(scratch, out);
         return rc;
     }
     *packed = out;
@@ -173,19 +174,20 @@ int mpix_zcopy_unpack_received(const char *packed, int length, void *buf, int co
     return free_shifted(datatype, &shifted, PMPI_Unpack(packed, length, &position, to, shifted_count, shifted, comm));
 }
 
-int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm)
+int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                mpix_scratch *scratch)
 {
     int size, length, rc = PMPI_Pack_size(count, datatype, comm, &size);
     if (rc != MPI_SUCCESS)
         return rc;
-    char *packed = malloc(size > 0 ? size : 1);
+    char *packed = mpix_scratch_take(scratch, (size_t)size);
     if (!packed)
         return MPI_ERR_NO_MEM;
     MPI_Status status;
     if ((rc = PMPI_Recv(packed, size, MPI_PACKED, source, tag, comm, &status)) == MPI_SUCCESS &&
         (rc = PMPI_Get_count(&status, MPI_PACKED, &length)) == MPI_SUCCESS)
         rc = mpix_zcopy_unpack_received(packed, length, buf, count, datatype, comm);
-    free(packed);
+    mpix_scratch_give(scratch, packed);
     return rc;
 }
 

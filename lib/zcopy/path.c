@@ -215,6 +215,13 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int gro
     return way;
 }
 
+double mpix_zcopy_learner_fastest(const mpix_path_learner *learner, unsigned ways)
+{
+    double time;
+    (void)fastest_known(learner, ways, &time);
+    return time;
+}
+
 int mpix_zcopy_learner_lost(const mpix_path_learner *learner, int way)
 {
     const mpix_path_samples *taken = &learner->samples[learner->taken], *samples = &learner->samples[way];

@@ -68,6 +68,8 @@ static void process_destroy(void *state)
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);
+    mpix_scratch_release(&process->packing);
+    mpix_scratch_release(&process->unpacking);
     munmap(process->directory, table_entries(process) * sizeof *process->directory);
     free(process->access);
     free((void *)process->learn_asks);
@@ -136,7 +138,7 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0, kernel_iovec_ns = 0;
+    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0, kernel_iovec_ns = 0, pull_delay_us = 0;
     int ptracer = 0, rc = read_settings(&process->settings);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
@@ -158,6 +160,9 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_KERNEL_IOVEC_NS, &kernel_iovec_ns);
     process->kernel_iovec_ns = (double)kernel_iovec_ns;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PULL_DELAY_US, &pull_delay_us);
+    process->pull_delay_seconds = (double)pull_delay_us * 1e-6;
     atomic_init(&process->fold_ns, MPIX_ZCOPY_FOLD_NS_PRIOR);
     int fold_thread = 0;
     if (rc == MPI_SUCCESS)

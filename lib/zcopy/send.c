@@ -114,13 +114,17 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     zc->stats.sent_data_apart++;
     char *packed = NULL;
     int length = 0;
-    if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length)) != MPI_SUCCESS)
+    double packing_start = PMPI_Wtime();
+    if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &zc->process->packing, &packed,
+                                         &length)) != MPI_SUCCESS)
         return rc;
+    if (packing)
+        send->pack_seconds = PMPI_Wtime() - packing_start;
     rc = PMPI_Send(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
     if (rc == MPI_SUCCESS)
         rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
                      : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
-    free(packed);
+    mpix_scratch_give(&zc->process->packing, packed);
     if (packing)
         way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
     return rc;
@@ -169,11 +173,14 @@ static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
 {
     if (way == MPIX_ZCOPY_WAY_PACKED && blocking) {
         char *packed;
-        int length, rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &packed, &length);
+        mpix_scratch *scratch = &send->zc->process->packing;
+        double packing_start = PMPI_Wtime();
+        int length, rc = mpix_zcopy_pack(buf, count, datatype, send->comm, scratch, &packed, &length);
         if (rc != MPI_SUCCESS)
             return rc;
+        send->pack_seconds = PMPI_Wtime() - packing_start;
         rc = PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm);
-        free(packed);
+        mpix_scratch_give(scratch, packed);
         send->zc->stats.sent_packed++;
         return rc;
     }
@@ -324,12 +331,11 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
     }
     /* A shape whose sends go through MPI needs no layout (and no content key): only a
-     * zero-copy send reads it. Packing only where kernel copies do not pay (path.c). */
+     * zero-copy send reads it. */
     if (by_shape) {
         int deferred, priced = 0;
-        if (blocking)
-            way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
-                                       &send->timed, &decided, &deferred);
+        if (blocking)   /* packing only once zero-copy lost the shape (shape.c) */
+            way = mpix_zcopy_shape_way(process, &send->shape, interposed, ways, &send->timed, &decided, &deferred);
         else
             way = mpix_zcopy_shape_peek(process, &send->shape, interposed, ways & ~MPIX_ZCOPY_WAYS_PACKING,
                                         &deferred, &priced);
@@ -473,7 +479,7 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
         mpix_zcopy_slot_release(send->zc->process, send->slot_index);
     if (send->timed && rc == MPI_SUCCESS)   /* only sends a shape's learner chose are timed */
         mpix_zcopy_shape_sample(send->zc->process, &send->shape, send->interposed, send->way,
-                                PMPI_Wtime() - send->start);
+                                PMPI_Wtime() - send->start, send->pack_seconds);
     if (send->has_view)
         mpix_layout_view_release(&send->view);
     send->slot_index = -1;

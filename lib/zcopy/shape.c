@@ -24,7 +24,7 @@
  *
  * A shape found too fragmented for kernel copies learns among MPI's ways only (the
  * datatype, packed, or packed and unpacked: pack.c, path.c); the others between
- * zero-copy and the datatype. */
+ * zero-copy and the datatype, and among all four once zero-copy lost a decision. */
 #include "zcopy.h"
 #include "common/datatype.h"
 #include "mpix_config.h"
@@ -278,6 +278,37 @@ static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_e
         process->zero_copy_lost_at = price;
 }
 
+/* Whether a shape kernel copies may serve lets the packed ways into its duels now: once a
+ * decision took another way over zero-copy, MPI's ways are what is left, and packing is
+ * one of them. Where zero-copy wins packing can lose by far (the FFT transpose's
+ * 8 MiB subarray: 1.3-1.6 ms packed, 3.2-4.2 ms packed and unpacked, against 0.7-0.9 ms,
+ * Open MPI), so it waits for that loss; where zero-copy loses it can win by far (on a
+ * host whose kernel copies run at 18-25 GB/s against 57-62 for a user-space memcpy, a
+ * vector of 4096 rows of 1 KiB: 392 us a message packed against 754 with the datatype
+ * and 3 times that zero-copy, Open MPI 4.1). Trying them costs sends of a program that
+ * may send the shape only a dozen times (the FFT transpose's table, whose first duels
+ * between zero-copy and the datatype, 1.1 times apart, take 16 sends), so a learner that
+ * lost zero-copy by CLEAR plans afresh with them at its next send, and one that lost it
+ * narrowly at its next period; and once packing lost the first JOINED_LOST_SHAPES such
+ * shapes of a process and won none (MPICH 4.0, whose datatype engine moves such layouts
+ * faster than a pack and a message: priced out at the first timed packed send, each
+ * costing two packed sends of 2-3 ms where zero-copy takes 0.2), it joins no more.
+ * Under shapes_lock. */
+enum { JOINED_LOST_SHAPES = 2 };
+
+static void let_packing_join(const mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry,
+                             mpix_path_learner *learner, unsigned ways)
+{
+    if (entry->fragmented || entry->packing_joins || entry->packing_judged || !(ways & MPIX_ZCOPY_WAYS_PACKING) ||
+        (process->joined_lost >= JOINED_LOST_SHAPES && process->joined_won == 0) || learner->learning ||
+        learner->deferred || learner->period == 0 || !mpix_zcopy_has_way(learner->ways, MPIX_ZCOPY_WAY_ZERO_COPY) ||
+        learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0 || learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY)
+        return;
+    entry->packing_joins = 1;
+    if (mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_ZERO_COPY))
+        learner->phase = 0;
+}
+
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred)
 {
@@ -287,19 +318,29 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
     if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
         mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
         mpix_path_learner *learner = &entry->learners[interposed != 0];
-        int fresh = learner->period == 0, was_learning = fresh || learner->learning;
+        unsigned offered = ways;
+        if (!entry->fragmented && !entry->packing_joins)
+            ways &= ~MPIX_ZCOPY_WAYS_PACKING;
+        int fresh = learner->period == 0, was_learning = fresh || learner->learning, plans = learner->phase == 0;
         if (fresh && (((ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process)) ||
                       (mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && zero_copy_deferred(process, entry))))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
         way = mpix_zcopy_learner_choose(learner, ways, interposed != 0, timed, decided);
         *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
         if (was_learning && !learner->learning && learner->period > 0) {
-            if (learner->ways & MPIX_ZCOPY_WAYS_PACKING) {
+            if (entry->fragmented && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {   /* the prior's own kind */
                 process->packing_decided++;
                 process->packing_won += mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken);
             }
             note_zero_copy(process, entry, learner);
+            if (entry->packing_joins && !entry->packing_judged && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {
+                entry->packing_judged = 1;
+                mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken) ? process->joined_won++
+                                                                            : process->joined_lost++;
+            }
         }
+        if (plans || was_learning)   /* a decision taken now */
+            let_packing_join(process, entry, learner, offered);
     }
     pthread_mutex_unlock(&shapes_lock);
     return way;
@@ -331,11 +372,39 @@ int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_re
     return way;
 }
 
+/* Packing that joined a shape's duels leaves them for good once a timed send's pack took
+ * half what the whole send of its fastest other way takes: a packed send moves its
+ * bytes twice at least (the pack, then the message), so it cannot win there, and each
+ * duel's packed sends cost the program (the FFT transpose's 8 MiB subarray, Open MPI:
+ * packs of 263-560 us where the datatype's sends took 517-588, packed sends 1.3-2 times
+ * those, in a table that sends the shape twelve times). Only timed sends count: a
+ * burst's first pack, untimed, also pays the first touch of its buffer. Under
+ * shapes_lock. */
+static void price_packing(mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry, mpix_path_learner *learner,
+                          double pack_seconds)
+{
+    if (entry->fragmented || !entry->packing_joins)
+        return;
+    double fastest = mpix_zcopy_learner_fastest(learner, learner->ways & ~MPIX_ZCOPY_WAYS_PACKING);
+    if (fastest <= 0 || 2 * pack_seconds < fastest)
+        return;
+    entry->packing_joins = 0;
+    if (!entry->packing_judged)
+        process->joined_lost++;
+    entry->packing_judged = 1;
+    learner->phase = 0;   /* plans afresh without them */
+}
+
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
-                             double seconds)
+                             double seconds, double pack_seconds)
 {
     pthread_mutex_lock(&shapes_lock);
-    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation)
-        mpix_zcopy_learner_sample(&process->shapes[ref->entry].learners[interposed != 0], way, seconds);
+    if (ref->entry >= 0 && process->shapes[ref->entry].generation == ref->generation) {
+        mpix_zcopy_shape_entry *entry = &process->shapes[ref->entry];
+        mpix_path_learner *learner = &entry->learners[interposed != 0];
+        mpix_zcopy_learner_sample(learner, way, seconds);
+        if (pack_seconds > 0)
+            price_packing(process, entry, learner, pack_seconds);
+    }
     pthread_mutex_unlock(&shapes_lock);
 }

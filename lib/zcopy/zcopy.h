@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include "common/datatype.h"
+#include "common/scratch.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -178,6 +179,8 @@ typedef struct mpix_zcopy_shape_entry {
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
     int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses, where a nonblocking send priced it */
+    int packing_joins;           /* zero-copy lost a decision: the packed ways join its duels */
+    int packing_judged;          /* packing joined and was priced out or decided on or against */
     unsigned generation;         /* bumped when the entry is reused */
     /* The explicit calls' sends, timed until the receiver has the data, and the
      * program's own (interposed.c), timed until MPI_Send returns and without the
@@ -226,8 +229,10 @@ typedef struct mpix_zcopy_process {
     mpix_layout_table *layouts;              /* type_cache.c */
     mpix_zcopy_shape_entry shapes[MPIX_ZCOPY_SHAPES];   /* shape.c: a ring */
     int shape_count, next_shape;
-    int packing_decided;                     /* shapes decided with packing in their duels */
+    int packing_decided;                     /* fragmented shapes decided with packing in their duels */
     int packing_won;                         /* of those, decided on a packed way */
+    int joined_lost, joined_won;             /* shapes kernel copies may serve whose joined packing
+                                                lost (priced out, decided against), or won */
     /* shape.c: the cost model's kernel ns per byte of the cheapest shape on which
      * zero-copy lost clearly, of the costliest on which it won (0: none yet). */
     double zero_copy_lost_at, zero_copy_won_at;
@@ -235,9 +240,11 @@ typedef struct mpix_zcopy_process {
      * and per byte, measured at the first need (0: not yet); MPIX_ZCOPY_KERNEL_IOVEC_NS
      * sets the first. */
     double kernel_iovec_ns, kernel_bytes_per_ns;
+    double pull_delay_seconds;               /* MPIX_ZCOPY_PULL_DELAY_US (testing) */
     struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
     struct mpix_zcopy_handover *_Atomic handover;   /* mprobe.c: made by the first matched probe */
+    mpix_scratch packing, unpacking;         /* pack.c: buffers of packed messages, kept */
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -291,15 +298,14 @@ struct mpix_zcopy_comm {
     mpix_zcopy_received *received;   /* (peer, layout id) -> the peer's layout */
     int received_count;
     mpix_zcopy_global *globals;      /* global id -> this process's layout of that type */
-    char *scratch;               /* staging for coalesced spans */
+    mpix_scratch staging;        /* staging for coalesced spans (mpix_zcopy_scratch_take) */
     mpix_zcopy_stats stats;      /* counters: threads may lose an increment */
     mpix_zcopy_process *process;
     /* Threads may call on one communicator at once: the lock guards the two tables
-     * above, scratch_taken and calls_in_flight. A layout found in a table stays valid
+     * above and calls_in_flight. A layout found in a table stays valid
      * while its call is in flight, since entries are evicted or re-expanded only by a
      * call that is alone on the communicator. */
     pthread_mutex_t lock;
-    int scratch_taken;
     int calls_in_flight;         /* between mpix_zcopy_comm_enter and _leave */
     _Atomic int requests_pending;   /* nonblocking calls not yet complete (request.c) */
     _Atomic unsigned long folds_pending;   /* units queued for the folding thread (folder.c) */
@@ -324,8 +330,9 @@ size_t mpix_zcopy_scratch_bytes(void);
 void mpix_zcopy_comm_enter(mpix_zcopy_comm *zc);
 void mpix_zcopy_comm_leave(mpix_zcopy_comm *zc);
 
-/* The staging buffer of coalesced spans: @zc's own, or while another thread has it a
- * private one (NULL: no memory); give it back with _give. */
+/* A staging buffer of coalesced spans, mpix_zcopy_scratch_bytes long: @zc's kept one,
+ * or while another thread has it one of its own (NULL: no memory); give it back with
+ * _give. */
 char *mpix_zcopy_scratch_take(mpix_zcopy_comm *zc);
 void mpix_zcopy_scratch_give(mpix_zcopy_comm *zc, char *scratch);
 
@@ -354,6 +361,8 @@ int mpix_zcopy_learner_choose(mpix_path_learner *learner, unsigned ways, int gro
 void mpix_zcopy_learner_sample(mpix_path_learner *learner, int way, double seconds);
 /* A fresh learner's first @sends sends take @way, untimed; its duels begin after them. */
 void mpix_zcopy_learner_defer(mpix_path_learner *learner, int way, int sends);
+/* The median time of the fastest of @ways with enough timed sends to be known; 0: none. */
+double mpix_zcopy_learner_fastest(const mpix_path_learner *learner, unsigned ways);
 /* Whether a decided learner's @way was CLEAR times slower than the way it took. */
 int mpix_zcopy_learner_lost(const mpix_path_learner *learner, int way);
 /* A way forced by MPIX_ZCOPY_METHOD, or -1. */
@@ -395,7 +404,8 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
 /* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
  * on its entry among @ways (*@decided: taken without a duel; *@deferred: through MPI
  * because zero-copy waits, a cheaper shape having lost it); MPIX_ZCOPY_WAY_DATATYPE,
- * untimed, once the entry holds another shape. */
+ * untimed, once the entry holds another shape. The packed ways of @ways count for a
+ * shape kernel copies may serve only once zero-copy lost it. */
 int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                          int *timed, int *decided, int *deferred);
 /* The way of a nonblocking send of the shape @ref names: its learner's decision, else
@@ -413,8 +423,10 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
  * (mpix_zcopy_unhelped_copy_loses). */
 int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, unsigned ways,
                           int *deferred, int *priced);
+/* A timed send's @seconds for the learner of @ref's shape, @pack_seconds of them spent
+ * packing its data (0: not packed). */
 void mpix_zcopy_shape_sample(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed, int way,
-                             double seconds);
+                             double seconds, double pack_seconds);
 /* Whether @type's blocks are evidently too small for kernel copies, from its envelopes
  * (and a struct's contents, for a struct of at most 16 members): an indexed-family
  * type of at least 256 blocks averaging at most 32 bytes, or a struct of such types.
@@ -587,6 +599,7 @@ typedef struct mpix_zcopy_send {
     MPI_Request inner;            /* a nonblocking send's MPI request, until complete */
     MPI_Request data;             /* its data's, when the data follows a header (send.c) */
     double start;
+    double pack_seconds;          /* what packing its data took (0: not packed) */
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
     /* Last, and left unset by the start, which clears only the members above: the two
@@ -856,10 +869,11 @@ void mpix_zcopy_folder_destroy(mpix_zcopy_folder *folder);
 
 /* ---- packing (pack.c) ------------------------------------------------------------- */
 
-/* @count of @datatype at @buf packed by MPI_Pack into a buffer of its own (*@packed,
- * free() it), *@length bytes; MPIX_ERRKIND_UNSUPPORTED for more than INT_MAX bytes.
- * MPI_BOTTOM allowed. */
-int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, char **packed, int *length);
+/* @count of @datatype at @buf packed by MPI_Pack into a buffer taken from @scratch
+ * (*@packed: give it back there), *@length bytes; MPIX_ERRKIND_UNSUPPORTED for more than
+ * INT_MAX bytes. MPI_BOTTOM allowed. */
+int mpix_zcopy_pack(const void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, mpix_scratch *scratch,
+                    char **packed, int *length);
 /* The first @bytes type-map bytes of @count of @datatype at @buf (MPI_BOTTOM allowed;
  * @bytes at most their size) set from @data, which holds them in type-map order, as a
  * receive of that many bytes sets them: a last element only partly (the rest of it is
@@ -889,9 +903,10 @@ int mpix_zcopy_unpack_from(const char *packed, int length, int *position, void *
  * last element only partly. More bytes than the elements hold are an error. */
 int mpix_zcopy_unpack_received(const char *packed, int length, void *buf, int count, MPI_Datatype datatype,
                                MPI_Comm comm);
-/* Receives the next message from @source with @tag as MPI_PACKED and unpacks @count of
- * @datatype from it into @buf (MPI_BOTTOM allowed). */
-int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm);
+/* Receives the next message from @source with @tag as MPI_PACKED, into a buffer taken
+ * from @scratch, and unpacks @count of @datatype from it into @buf (MPI_BOTTOM allowed). */
+int mpix_zcopy_receive_unpacked(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                mpix_scratch *scratch);
 
 /* ---- cross-memory copy (copy.c) ----------------------------------------------------- */
 

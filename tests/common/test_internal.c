@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lib/common helpers that modules stand on: failure agreement across ranks, keyvals
  * whose state dies with the object (handle reuse included), hwloc locality, libnuma
- * placement, verbose output, typed hint shorthands. */
+ * placement, verbose output, typed hint shorthands, kept scratch buffers. */
 #include <mpix/mpix.h>
 #include "mpix_test.h"
 
@@ -10,11 +10,13 @@
 #include "common/hint.h"
 #include "common/keyval.h"
 #include "common/numa.h"
+#include "common/scratch.h"
 #include "common/topo.h"
 #include "common/verbose.h"
 #include "mpix_config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -194,6 +196,37 @@ static void test_verbose_and_hints(void)
     MPI_Info_free(&info);
 }
 
+/* A scratch keeps the larger buffer given back and hands it out again; a second taker
+ * while it is out gets one of its own; every buffer is writable to its size. */
+static void test_scratch(void)
+{
+    mpix_scratch scratch = { 0 };
+    char *small = mpix_scratch_take(&scratch, 100), *large = mpix_scratch_take(&scratch, 1 << 20);
+    CHECK(small && large && small != large, "two takes: %p and %p", (void *)small, (void *)large);
+    memset(small, 1, 100);
+    memset(large, 2, 1 << 20);
+    mpix_scratch_give(&scratch, large);
+    mpix_scratch_give(&scratch, small);   /* smaller than the kept one: freed */
+    char *again = mpix_scratch_take(&scratch, 4096);
+    CHECK(again == large, "a take of 4096 bytes got %p, not the kept 1 MiB buffer %p", (void *)again, (void *)large);
+    CHECK(again[(1 << 20) - 1] == 2, "the kept buffer's last byte changed");
+    char *other = mpix_scratch_take(&scratch, 4096);
+    CHECK(other && other != again, "a take while the buffer is out got %p", (void *)other);
+    mpix_scratch_give(&scratch, other);
+    mpix_scratch_give(&scratch, again);   /* larger: replaces the one kept */
+    char *larger = mpix_scratch_take(&scratch, 2 << 20);
+    CHECK(larger && larger != again, "a take above the kept size got the kept buffer");
+    memset(larger, 3, 2 << 20);
+    mpix_scratch_give(&scratch, larger);
+    char *huge = mpix_scratch_take(&scratch, (size_t)MPIX_SCRATCH_KEEP_MAX + 1);
+    CHECK(huge != NULL, "no buffer above the keep limit");
+    mpix_scratch_give(&scratch, huge);    /* above the limit: freed, the 2 MiB one stays */
+    CHECK(mpix_scratch_take(&scratch, 1) == larger, "the buffer above the keep limit was kept");
+    mpix_scratch_give(&scratch, larger);
+    mpix_scratch_release(&scratch);
+    CHECK(atomic_load(&scratch.kept) == NULL, "a released scratch still keeps a buffer");
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -202,5 +235,6 @@ int main(int argc, char **argv)
     test_keyvals();
     test_topology();
     test_verbose_and_hints();
+    test_scratch();
     return mpix_test_finish("internal");
 }

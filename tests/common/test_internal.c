@@ -200,7 +200,7 @@ static void test_verbose_and_hints(void)
  * while it is out gets one of its own; every buffer is writable to its size. */
 static void test_scratch(void)
 {
-    mpix_scratch scratch = { 0 };
+    mpix_scratch scratch = { NULL };
     char *small = mpix_scratch_take(&scratch, 100), *large = mpix_scratch_take(&scratch, 1 << 20);
     CHECK(small && large && small != large, "two takes: %p and %p", (void *)small, (void *)large);
     memset(small, 1, 100);

@@ -3,7 +3,6 @@
  * of one maximal alignment unit, so what a caller gets is aligned as malloc's is. */
 #include "scratch.h"
 
-#include <stdalign.h>
 #include <stdlib.h>
 
 typedef union scratch_header {

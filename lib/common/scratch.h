@@ -4,9 +4,9 @@
  * touch, and malloc gives a large buffer fresh pages every time it maps one: on a
  * virtual machine whose faults cost about 10 us a page, packing a 135 KB message into a
  * buffer of its own took 345 us where packing into a reused one took 16. Keeping one
- * buffer, the largest given back, pays those faults once. Lock-free (one atomic exchange
- * a call), so threads may share one; a second taker while the buffer is out gets one of
- * its own. */
+ * buffer, the largest given back, pays those faults once. Lock-free (an atomic exchange
+ * or compare-and-swap a call), so threads may share one; a second taker while the
+ * buffer is out gets one of its own. */
 #ifndef MPIX_COMMON_SCRATCH_H
 #define MPIX_COMMON_SCRATCH_H
 
@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 typedef struct mpix_scratch {
-    void *_Atomic kept;   /* the buffer given back last, or NULL */
+    void *_Atomic kept;   /* the largest buffer given back and not taken since, or NULL */
 } mpix_scratch;
 
 /* Buffers above this are freed when given back: a process keeps no more than this much

@@ -67,6 +67,17 @@ static const void *alone(unsigned char *padded)
     return padded;
 }
 
+/* @count of @datatype at @buf packed into a buffer kept by the process (*@packed: give it
+ * back to its packing scratch), its pack timed in @send->pack_seconds for the learner. */
+static int pack_timed(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, char **packed,
+                      int *length)
+{
+    double start = PMPI_Wtime();
+    int rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &send->zc->process->packing, packed, length);
+    send->pack_seconds = PMPI_Wtime() - start;
+    return rc;
+}
+
 /* A message through MPI (@kind EAGER up to the eager limit, MPI above it), sent as the
  * program asked, without a header, unless the header has something to tell the
  * receiver. A question (whether the receiver can attach to this process) goes first, in
@@ -114,12 +125,8 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     zc->stats.sent_data_apart++;
     char *packed = NULL;
     int length = 0;
-    double packing_start = PMPI_Wtime();
-    if (packing && (rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &zc->process->packing, &packed,
-                                         &length)) != MPI_SUCCESS)
+    if (packing && (rc = pack_timed(send, buf, count, datatype, &packed, &length)) != MPI_SUCCESS)
         return rc;
-    if (packing)
-        send->pack_seconds = PMPI_Wtime() - packing_start;
     rc = PMPI_Send(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
     if (rc == MPI_SUCCESS)
         rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
@@ -173,14 +180,11 @@ static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
 {
     if (way == MPIX_ZCOPY_WAY_PACKED && blocking) {
         char *packed;
-        mpix_scratch *scratch = &send->zc->process->packing;
-        double packing_start = PMPI_Wtime();
-        int length, rc = mpix_zcopy_pack(buf, count, datatype, send->comm, scratch, &packed, &length);
+        int length, rc = pack_timed(send, buf, count, datatype, &packed, &length);
         if (rc != MPI_SUCCESS)
             return rc;
-        send->pack_seconds = PMPI_Wtime() - packing_start;
         rc = PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm);
-        mpix_scratch_give(scratch, packed);
+        mpix_scratch_give(&send->zc->process->packing, packed);
         send->zc->stats.sent_packed++;
         return rc;
     }

@@ -296,6 +296,15 @@ static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_e
  * Under shapes_lock. */
 enum { JOINED_LOST_SHAPES = 2 };
 
+/* The first verdict on packing that joined @entry's duels, counted for the process. */
+static void judge_packing(mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry, int won)
+{
+    if (entry->packing_judged)
+        return;
+    entry->packing_judged = 1;
+    won ? process->joined_won++ : process->joined_lost++;
+}
+
 static void let_packing_join(const mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry,
                              mpix_path_learner *learner, unsigned ways)
 {
@@ -333,11 +342,8 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
                 process->packing_won += mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken);
             }
             note_zero_copy(process, entry, learner);
-            if (entry->packing_joins && !entry->packing_judged && (learner->ways & MPIX_ZCOPY_WAYS_PACKING)) {
-                entry->packing_judged = 1;
-                mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken) ? process->joined_won++
-                                                                            : process->joined_lost++;
-            }
+            if (entry->packing_joins && (learner->ways & MPIX_ZCOPY_WAYS_PACKING))
+                judge_packing(process, entry, mpix_zcopy_has_way(MPIX_ZCOPY_WAYS_PACKING, learner->taken));
         }
         if (plans || was_learning)   /* a decision taken now */
             let_packing_join(process, entry, learner, offered);
@@ -389,9 +395,7 @@ static void price_packing(mpix_zcopy_process *process, mpix_zcopy_shape_entry *e
     if (fastest <= 0 || 2 * pack_seconds < fastest)
         return;
     entry->packing_joins = 0;
-    if (!entry->packing_judged)
-        process->joined_lost++;
-    entry->packing_judged = 1;
+    judge_packing(process, entry, 0);
     learner->phase = 0;   /* plans afresh without them */
 }
 

@@ -69,6 +69,8 @@ static void free_state(mpix_zcopy_comm *zc)
     mpix_zcopy_probed_free(zc);
     free(atomic_load_explicit(&zc->world_ranks, memory_order_relaxed));
     mpix_scratch_release(&zc->staging);
+    mpix_scratch_release(&zc->packing);
+    mpix_scratch_release(&zc->unpacking);
     pthread_mutex_destroy(&zc->lock);
     free(zc);
 }

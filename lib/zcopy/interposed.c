@@ -375,22 +375,24 @@ void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_
 
 /* The program's MPI_Recv as MPI_PACKED bytes (receives_packed), unpacked into its buffer;
  * a zero-copy header read as ever. */
-static int receive_unpacking(mpix_zcopy_process *process, void *buf, int count, MPI_Datatype datatype, int source,
-                             int tag, MPI_Comm comm,
+static int receive_unpacking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                              int capacity, MPI_Status *status)
 {
     /* MPI_Recv's check that the datatype is committed: MPI_PACKED has none to make. */
     int rc = mpix_check_datatype(datatype, comm);
+    mpix_zcopy_comm *zc;
     if (rc != MPI_SUCCESS)
         return rc;
-    char *packed = mpix_scratch_take(&process->unpacking, (size_t)capacity);
+    if ((rc = mpix_zcopy_comm_get(comm, &zc)) != MPI_SUCCESS)
+        return mpix_raise_comm(comm, rc);
+    char *packed = mpix_scratch_take(&zc->unpacking, (size_t)capacity);
     if (!packed)
         return mpix_raise_comm(comm, MPI_ERR_NO_MEM);
     MPI_Status received;
     MPI_Count bytes;
     int recv_rc = PMPI_Recv(packed, capacity, MPI_PACKED, source, tag, comm, &received);
     mpix_interposed_unpack_arrived(packed, capacity, &received, recv_rc, buf, count, datatype, comm, 1, &rc, &bytes);
-    mpix_scratch_give(&process->unpacking, packed);
+    mpix_scratch_give(&zc->unpacking, packed);
     if (bytes >= 0) {
         int set_rc = mpix_interposed_status_set(&received, bytes, count, datatype, rc);
         if (rc == MPI_SUCCESS)
@@ -405,8 +407,7 @@ static int receive_unpacking(mpix_zcopy_process *process, void *buf, int count, 
 MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                                        MPI_Comm comm, MPI_Status *status)
 {
-    mpix_zcopy_process *process;
-    mpix_zcopy_interposed *state = mpix_interposed_state(&process);
+    mpix_zcopy_interposed *state = mpix_interposed_state(NULL);
     if (!state)
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     if (atomic_load_explicit(&state->stashed, memory_order_acquire)) {
@@ -418,7 +419,7 @@ MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype dataty
     }
     int capacity;
     if (receives_packed(count, datatype, source, comm, &capacity))
-        return receive_unpacking(process, buf, count, datatype, source, tag, comm, capacity, status);
+        return receive_unpacking(buf, count, datatype, source, tag, comm, capacity, status);
     MPI_Status received;
     int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &received), zero_copy_rc;
     MPI_Count bytes;
@@ -706,15 +707,16 @@ MPIX_API int mpix_interpose_zcopy_sendrecv(const void *sendbuf, int sendcount, M
 MPIX_API int mpix_interpose_zcopy_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                                    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    mpix_zcopy_process *process;
-    if (!mpix_interposed_state(&process))
+    if (!mpix_interposed_state(NULL))
         return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     int rc = check_sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm);
     if (rc != MPI_SUCCESS)
         return rc;
     int packed_bytes = 0, position = 0;
-    rc = PMPI_Pack_size(count, datatype, comm, &packed_bytes);
-    char *packed = rc == MPI_SUCCESS ? mpix_scratch_take(&process->packing, (size_t)packed_bytes) : NULL;
+    mpix_zcopy_comm *zc = NULL;
+    if ((rc = PMPI_Pack_size(count, datatype, comm, &packed_bytes)) == MPI_SUCCESS)
+        rc = mpix_zcopy_comm_get(comm, &zc);
+    char *packed = rc == MPI_SUCCESS ? mpix_scratch_take(&zc->packing, (size_t)packed_bytes) : NULL;
     if (rc == MPI_SUCCESS && !packed)
         rc = MPI_ERR_NO_MEM;
     MPI_Request send = MPI_REQUEST_NULL;
@@ -729,7 +731,8 @@ MPIX_API int mpix_interpose_zcopy_sendrecv_replace(void *buf, int count, MPI_Dat
         if (rc == MPI_SUCCESS)
             rc = send_rc;
     }
-    mpix_scratch_give(&process->packing, packed);
+    if (zc)
+        mpix_scratch_give(&zc->packing, packed);
     return mpix_raise_comm(comm, rc);
 }
 

@@ -68,8 +68,6 @@ static void process_destroy(void *state)
     mpix_zcopy_interposed_destroy(process);
     mpix_zcopy_mailbox_destroy(process);
     mpix_layout_table_destroy(process->layouts);
-    mpix_scratch_release(&process->packing);
-    mpix_scratch_release(&process->unpacking);
     munmap(process->directory, table_entries(process) * sizeof *process->directory);
     free(process->access);
     free((void *)process->learn_asks);

@@ -315,7 +315,7 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
             if (header->data_follows == MPIX_ZCOPY_FOLLOWS_TO_UNPACK && header->bytes <= capacity && type_size > 0 &&
                 header->bytes % type_size == 0 && !receiving->data_posted)
                 rc = mpix_zcopy_receive_unpacked(buf, (int)(header->bytes / type_size), datatype, matched->MPI_SOURCE,
-                                                 matched->MPI_TAG, comm, &zc->process->unpacking);
+                                                 matched->MPI_TAG, comm, &zc->unpacking);
             else if (header->data_follows && !receiving->data_posted) {
                 if ((rc = receive_data(zc, receiving, buf, count, datatype, comm, &again)) == MPI_SUCCESS && again)
                     continue;
@@ -425,7 +425,7 @@ static int act_on_header(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, c
         int size;
         if ((rc = PMPI_Pack_size(count, datatype, comm, &size)) != MPI_SUCCESS)
             return rc;
-        if (!(receiving->packed = mpix_scratch_take(&zc->process->unpacking, (size_t)size)))
+        if (!(receiving->packed = mpix_scratch_take(&zc->unpacking, (size_t)size)))
             return MPI_ERR_NO_MEM;
         return PMPI_Irecv(receiving->packed, size, MPI_PACKED, from->MPI_SOURCE, from->MPI_TAG, comm,
                           &receiving->pending);
@@ -445,7 +445,7 @@ int mpix_zcopy_receive_landed(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receivi
         if (rc == MPI_SUCCESS && (rc = PMPI_Get_count(completed, MPI_PACKED, &length)) == MPI_SUCCESS)
             rc = mpix_zcopy_unpack_received(receiving->packed, length, buf, count, datatype, comm);
         receiving->data_bytes = length;
-        mpix_scratch_give(&zc->process->unpacking, receiving->packed);
+        mpix_scratch_give(&zc->unpacking, receiving->packed);
         receiving->packed = NULL;
         return receive_finish(zc, receiving, rc, buf, count, datatype, comm, status);
     }

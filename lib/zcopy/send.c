@@ -73,7 +73,7 @@ static int pack_timed(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
                       int *length)
 {
     double start = PMPI_Wtime();
-    int rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &send->zc->process->packing, packed, length);
+    int rc = mpix_zcopy_pack(buf, count, datatype, send->comm, &send->zc->packing, packed, length);
     send->pack_seconds = PMPI_Wtime() - start;
     return rc;
 }
@@ -131,7 +131,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     if (rc == MPI_SUCCESS)
         rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
                      : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
-    mpix_scratch_give(&zc->process->packing, packed);
+    mpix_scratch_give(&zc->packing, packed);
     if (packing)
         way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
     return rc;
@@ -184,7 +184,7 @@ static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
         if (rc != MPI_SUCCESS)
             return rc;
         rc = PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm);
-        mpix_scratch_give(&send->zc->process->packing, packed);
+        mpix_scratch_give(&send->zc->packing, packed);
         send->zc->stats.sent_packed++;
         return rc;
     }

@@ -244,7 +244,6 @@ typedef struct mpix_zcopy_process {
     struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
     struct mpix_zcopy_handover *_Atomic handover;   /* mprobe.c: made by the first matched probe */
-    mpix_scratch packing, unpacking;         /* pack.c: buffers of packed messages, kept */
 } mpix_zcopy_process;
 
 int mpix_layout_table_create(mpix_layout_table **table);
@@ -299,6 +298,9 @@ struct mpix_zcopy_comm {
     int received_count;
     mpix_zcopy_global *globals;      /* global id -> this process's layout of that type */
     mpix_scratch staging;        /* staging for coalesced spans (mpix_zcopy_scratch_take) */
+    /* Buffers of packed messages (pack.c), kept while the communicator lives: a program
+     * that frees its communicators frees them too. */
+    mpix_scratch packing, unpacking;
     mpix_zcopy_stats stats;      /* counters: threads may lose an increment */
     mpix_zcopy_process *process;
     /* Threads may call on one communicator at once: the lock guards the two tables

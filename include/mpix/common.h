@@ -151,6 +151,10 @@ int MPIX_Info_validate(MPI_Info info);
  *   `sent_questions` (headers of their own that ask a peer whether it can attach to
  *   this process, before a message through MPI),
  *   `pulled_direct`, `pulled_staged`, `pulled_shared`, `pushed`, `push_refused`,
+ *   `pulled_piped` (receives unpacked from the sender's pipe), `pipes_taken_over` (of
+ *   those, the rest read by the receiver because the sender stalled),
+ *   `helps_taken_back` (receives whose request that the sender copy a part no sender
+ *   took in time: the receiver copied it),
  *   `layouts_flattened` (datatype contents this process had not seen), `layouts_read`,
  *   `layouts_global`, `layouts_pipelined`, `collapsed_units`, `collapse_deferred`,
  *   `collapse_refused`;

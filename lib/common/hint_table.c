@@ -105,15 +105,20 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                        MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "true",
                                        "false: small messages packed and unpacked by MPI_Pack and MPI_Unpack even "
                                        "where the MPI packs data as it lies in memory (then a memcpy does)" },
+    [MPIX_HINT_ZCOPY_PIPES] = { "mpix_zcopy_pipes", "MPIX_ZCOPY_PIPES", NULL, "zcopy", TESTING, MPIX_HINT_TYPE_KEYWORD,
+                                "auto|on|off", 0, 0, "auto",
+                                "whether blocking zero-copy sends put their data through a pipe the receiver "
+                                "unpacks (two memcpys) instead of the kernel's copy; auto: where this machine's "
+                                "kernel copies run at less than a third of memcpy's speed" },
     [MPIX_HINT_ZCOPY_PTRACER] = { "mpix_zcopy_ptracer", "MPIX_ZCOPY_PTRACER", NULL, "zcopy", USER,
                                   MPIX_HINT_TYPE_BOOL, NULL, 0, 0, "false",
                                   "prctl(PR_SET_PTRACER_ANY) where Yama's ptrace_scope=1 blocks cross-process reads "
                                   "(a security trade-off)" },
     [MPIX_HINT_ZCOPY_METHOD] = { "mpix_zcopy_method", "MPIX_ZCOPY_METHOD", NULL, "zcopy", TESTING,
-                                 MPIX_HINT_TYPE_KEYWORD, "auto|direct|staged|datatype|packed|unpacked", 0, 0, "auto",
+                                 MPIX_HINT_TYPE_KEYWORD, "auto|direct|staged|datatype|packed|unpacked|piped", 0, 0, "auto",
                                  "force one way for large messages: a kernel-copy method (even for fragmented "
                                  "layouts), or MPI with the datatype, packed by the sender, or also unpacked by "
-                                 "the receiver" },
+                                 "the receiver, or zero-copy's way through the sender's pipe (blocking sends)" },
     [MPIX_HINT_ZCOPY_PROGRESS] = { "mpix_zcopy_progress", "MPIX_ZCOPY_PROGRESS", NULL, "zcopy", TESTING,
                                    MPIX_HINT_TYPE_KEYWORD, "auto|thread", 0, 0, "auto",
                                    "who completes MPIX_Isend_zcopy/MPIX_Irecv_zcopy requests: auto, MPI's own "

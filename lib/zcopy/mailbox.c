@@ -5,7 +5,9 @@
  * each on the development VM, where the kernel pins the page every time).
  *
  * Each process creates one memfd of slots at its first zcopy use; a send takes a free
- * slot for the duration of the message. A receiver maps a sender's mailbox once, through
+ * slot for the duration of the message. The first MPIX_ZCOPY_PIPES slots have a pipe
+ * each, after the slots in the same memfd (pipe.c): its pages exist once a send wrote
+ * them. A receiver maps a sender's mailbox once, through
  * /proc/<pid>/fd/<fd>: opening it needs the same ptrace access as cross-memory attach,
  * so a peer that may attach may also map. The memfd is anonymous memory with no name
  * in any file system: nothing is left behind when a process dies. */
@@ -28,9 +30,24 @@ struct mpix_zcopy_mapped {
 /* Receives on different communicators may run at once (MPI_THREAD_MULTIPLE). */
 static pthread_mutex_t mapped_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The slots, then the pipes, page-aligned. */
+static size_t slots_bytes(void)
+{
+    size_t page = 4096;
+    return (MPIX_ZCOPY_SLOTS * sizeof(mpix_zcopy_slot) + page - 1) / page * page;
+}
+
+static size_t mailbox_bytes(void) { return slots_bytes() + (size_t)MPIX_ZCOPY_PIPES * MPIX_ZCOPY_PIPE_BYTES; }
+
+char *mpix_zcopy_pipe_of(mpix_zcopy_slot *mailbox, int index)
+{
+    return index >= 0 && index < MPIX_ZCOPY_PIPES ? (char *)mailbox + slots_bytes() + (size_t)index * MPIX_ZCOPY_PIPE_BYTES
+                                                  : NULL;
+}
+
 int mpix_zcopy_mailbox_create(mpix_zcopy_process *process)
 {
-    size_t bytes = MPIX_ZCOPY_SLOTS * sizeof(mpix_zcopy_slot);
+    size_t bytes = mailbox_bytes();
     process->mailbox_fd = memfd_create("mpix-zcopy-mailbox", MFD_CLOEXEC);
     if (process->mailbox_fd < 0)
         return MPI_ERR_OTHER;
@@ -48,7 +65,7 @@ int mpix_zcopy_mailbox_create(mpix_zcopy_process *process)
 
 void mpix_zcopy_mailbox_destroy(mpix_zcopy_process *process)
 {
-    size_t bytes = MPIX_ZCOPY_SLOTS * sizeof(mpix_zcopy_slot);
+    size_t bytes = mailbox_bytes();
     mpix_zcopy_mapped *mapped, *next;
     HASH_ITER(hh, process->mapped, mapped, next) {
         HASH_DEL(process->mapped, mapped);
@@ -90,8 +107,7 @@ mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid,
         int peer_fd = open(path, O_RDWR | O_CLOEXEC);
         void *slots = MAP_FAILED;
         if (peer_fd >= 0) {
-            slots = mmap(NULL, MPIX_ZCOPY_SLOTS * sizeof(mpix_zcopy_slot), PROT_READ | PROT_WRITE, MAP_SHARED,
-                         peer_fd, 0);
+            slots = mmap(NULL, mailbox_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, peer_fd, 0);
             close(peer_fd);
         }
         if (slots != MAP_FAILED && (mapped = calloc(1, sizeof *mapped))) {
@@ -99,7 +115,7 @@ mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid,
             mapped->slots = slots;
             HASH_ADD(hh, process->mapped, pid, sizeof mapped->pid, mapped);
         } else if (slots != MAP_FAILED)
-            munmap(slots, MPIX_ZCOPY_SLOTS * sizeof(mpix_zcopy_slot));
+            munmap(slots, mailbox_bytes());
     }
     pthread_mutex_unlock(&mapped_lock);
     return mapped ? mapped->slots : NULL;

@@ -251,6 +251,7 @@ int mpix_zcopy_forced_way(const mpix_zcopy_comm *zc, unsigned ways)
         return -1;
     case MPIX_ZCOPY_METHOD_DIRECT:
     case MPIX_ZCOPY_METHOD_STAGED:
+    case MPIX_ZCOPY_METHOD_PIPED:
         way = MPIX_ZCOPY_WAY_ZERO_COPY;
         break;
     case MPIX_ZCOPY_METHOD_PACKED:

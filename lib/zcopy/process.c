@@ -91,6 +91,8 @@ static int read_settings(mpix_zcopy_settings *settings)
     settings->split_bytes = split_bytes;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_METHOD, &settings->method);
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_keyword(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PIPES, &settings->pipes);
     settings->verbose = mpix_verbose_enabled(MPI_INFO_NULL);
     int thread_level = MPI_THREAD_MULTIPLE;
     if (rc == MPI_SUCCESS)

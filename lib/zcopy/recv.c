@@ -40,25 +40,35 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
 }
 
 /* The sender's answer to a help request, polled after this process's own part, which
- * the split sized to take as long as the sender's. */
-static int32_t wait_for_sender(const mpix_zcopy_slot *slot)
+ * the split sized to take as long as the sender's; MPIX_ZCOPY_PENDING where the sender
+ * did not take the request within MPIX_ZCOPY_PIPE_STALL_SECONDS and this process took it
+ * back (the slot's state again @before): then it copies the part itself. */
+static int32_t wait_for_sender(mpix_zcopy_slot *slot, int32_t before)
 {
     int32_t finished;
+    double since = PMPI_Wtime();
     for (unsigned long poll = 0; (finished = atomic_load_explicit(&slot->finished, memory_order_acquire)) == MPIX_ZCOPY_PENDING;
-         poll++)
+         poll++) {
+        int32_t asked = MPIX_ZCOPY_HELP;
+        if (poll % 64 == 63 && PMPI_Wtime() - since > MPIX_ZCOPY_PIPE_STALL_SECONDS &&
+            atomic_compare_exchange_strong_explicit(&slot->state, &asked, before, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return MPIX_ZCOPY_PENDING;
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
     return finished;
 }
 
 /* Asks the sender to copy type-map bytes [split, ...) itself: the request first, then
- * the state that makes the sender read it. */
-static void ask_for_help(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, void *buf, int count,
+ * the state that makes the sender read it. Returns the state before (PENDING, or
+ * CLAIMED for an interposed message), to which a request taken back returns. */
+static int32_t ask_for_help(mpix_zcopy_comm *zc, mpix_zcopy_slot *slot, void *buf, int count,
                          const mpix_layout_view *local, MPI_Count split, MPI_Comm comm)
 {
     slot->receiver_pid = zc->process->pid;
     slot->split = split;
     mpix_zcopy_layout_ref_set(&slot->receiver, buf, count, local, comm);
-    atomic_store_explicit(&slot->state, MPIX_ZCOPY_HELP, memory_order_release);
+    return atomic_exchange_explicit(&slot->state, MPIX_ZCOPY_HELP, memory_order_acq_rel);
 }
 
 /* Ends the message for the sender, which waits for this whatever happened here. */
@@ -95,17 +105,46 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     if (!slot)
         rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
                         source, (int)header->pid, (int)header->mailbox_fd);
-    else if (header->bytes <= capacity && (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
+    else if (header->piped && !mpix_zcopy_pipe_of(slot - header->slot, header->slot))
+        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: rank %d piped a message through slot %d, which has no pipe",
+                        source, (int)header->slot);
+    else if (header->piped && header->bytes <= capacity &&
+             (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
+        MPI_Count from = mpix_zcopy_pipe_drain(slot - header->slot, header->slot, buf, local.layout, header->bytes,
+                                               mpix_zcopy_kernel_bytes_per_ns(zc->process));
+        zc->stats.pulled_piped++;
+        if (from < header->bytes) {   /* the sender stalled: the rest as a zero-copy receive reads it */
+            mpix_layout scratch = { 0 }, *remote = NULL;
+            int error = 0;
+            zc->stats.pipes_taken_over++;
+            mpix_zcopy_comm_enter(zc);
+            rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote);
+            if (rc == MPI_SUCCESS) {
+                error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, from,
+                                        header->bytes - from);
+                mpix_zcopy_peer_layout_release(&scratch, &header->data);
+            }
+            mpix_zcopy_comm_leave(zc);
+            if (rc == MPI_SUCCESS && error)
+                rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
+                                (long long)(header->bytes - from), source, strerror(error));
+        }
+        if (rc == MPI_SUCCESS)
+            outcome = MPIX_ZCOPY_DONE;
+        mpix_layout_view_release(&local);
+    } else if (!header->piped && header->bytes <= capacity &&
+               (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
         mpix_layout scratch = { 0 };
         mpix_layout *remote = NULL;
         MPI_Count bytes = header->bytes, split = bytes;
+        int32_t before_help = MPIX_ZCOPY_PENDING;
         mpix_zcopy_comm_enter(zc);
         int error = 0, known = mpix_zcopy_peer_layout_find(zc, source, &header->data, &scratch, &remote);
         mpix_zcopy_collapse(zc, buf, local.layout);   /* before the sender pins its pages */
         /* Split by the sender's layout, or by this one's while the sender's is not read. */
         if (header->help_offered &&
             (split = mpix_zcopy_split(zc, known ? remote : local.layout, local.layout, bytes)) < bytes)
-            ask_for_help(zc, slot, buf, count, &local, split, comm);
+            before_help = ask_for_help(zc, slot, buf, count, &local, split, comm);
         if (known)
             error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
         else {
@@ -114,7 +153,9 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         }
         if (split < bytes) {
             /* The sender writes into buf until it answers, whatever happened here. */
-            if (wait_for_sender(slot) == MPIX_ZCOPY_DONE)
+            int32_t answer = wait_for_sender(slot, before_help);
+            zc->stats.helps_taken_back += answer == MPIX_ZCOPY_PENDING;
+            if (answer == MPIX_ZCOPY_DONE)
                 zc->stats.pulled_shared++;
             else if (rc == MPI_SUCCESS && !error)
                 error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,

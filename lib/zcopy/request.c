@@ -392,6 +392,24 @@ void mpix_zcopy_progress_poke(mpix_zcopy_process *process)
         progress_pass(progress);
 }
 
+int mpix_zcopy_blocking_send(mpix_zcopy_process *process, const void *buf, int count, MPI_Datatype datatype, int dest,
+                             int tag, MPI_Comm comm)
+{
+    mpix_zcopy_progress *progress = process->progress;
+    if (!progress || !progress->polled || atomic_load_explicit(&progress->outstanding, memory_order_acquire) == 0)
+        return PMPI_Send(buf, count, datatype, dest, tag, comm);
+    MPI_Request request;
+    int rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, &request);
+    for (unsigned long poll = 0; rc == MPI_SUCCESS; poll++) {
+        int done = 0;
+        if ((rc = PMPI_Test(&request, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || done)
+            break;
+        progress_pass(progress);
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
+    return rc;
+}
+
 /* The process's pending requests, made by its first nonblocking call, with their
  * progress thread unless MPICH's poll and wait functions drive them. */
 static int progress_get(mpix_zcopy_process *process, mpix_zcopy_progress **out)

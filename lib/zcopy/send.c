@@ -48,6 +48,14 @@ static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const 
     atomic_store_explicit(&slot->finished, outcome, memory_order_release);
 }
 
+/* Takes the receiver's request for help, unless the receiver took it back. */
+static int take_request(mpix_zcopy_slot *slot)
+{
+    int32_t asked = MPIX_ZCOPY_HELP;
+    return atomic_compare_exchange_strong_explicit(&slot->state, &asked, MPIX_ZCOPY_HELPING, memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
 /* Slot @index of this process's mailbox, readied for one message that @header names it
  * in. */
 static mpix_zcopy_slot *open_slot(mpix_zcopy_comm *zc, int index, mpix_zcopy_header *header)
@@ -115,7 +123,7 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
     }
     if (send->slot_index < 0 && !packing) {
         zc->stats.sent_without_header++;
-        return blocking ? PMPI_Send(buf, count, datatype, send->dest, tag, send->comm)
+        return blocking ? mpix_zcopy_blocking_send(zc->process, buf, count, datatype, send->dest, tag, send->comm)
                         : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->data);
     }
     if (send->slot_index >= 0)
@@ -129,8 +137,8 @@ static int send_inline(mpix_zcopy_send *send, int kind, int way, const void *buf
         return rc;
     rc = PMPI_Send(alone(send->header_alone), MPIX_ZCOPY_LONE_HEADER_BYTES, MPI_BYTE, send->dest, tag, send->comm);
     if (rc == MPI_SUCCESS)
-        rc = packing ? PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm)
-                     : PMPI_Send(buf, count, datatype, send->dest, tag, send->comm);
+        rc = packing ? mpix_zcopy_blocking_send(zc->process, packed, length, MPI_PACKED, send->dest, tag, send->comm)
+                     : mpix_zcopy_blocking_send(zc->process, buf, count, datatype, send->dest, tag, send->comm);
     mpix_scratch_give(&zc->packing, packed);
     if (packing)
         way == MPIX_ZCOPY_WAY_UNPACKED ? zc->stats.sent_unpacked++ : zc->stats.sent_packed++;
@@ -154,10 +162,19 @@ static int send_rts(mpix_zcopy_send *send, const void *buf, int count, int tag, 
     send->slot = open_slot(zc, send->slot_index, header);
     int world = mpix_zcopy_world_rank(zc, send->dest);
     header->kind = MPIX_ZCOPY_RTS;
-    header->help_offered = blocking && zc->settings.split_bytes > 0 && header->bytes >= zc->settings.split_bytes &&
+    header->piped = 0;
+    /* Piped only while the sender is in the call to fill the pipe: a blocking send of
+     * the program's own explicit calls (an interposed one may stage its data and
+     * return). */
+    if (blocking && !send->interposed && mpix_zcopy_pipe_of(zc->process->mailbox, send->slot_index) &&
+        mpix_zcopy_pipes_pay(zc, send->view.layout))
+        mpix_zcopy_pipe_open(send);
+    header->help_offered = blocking && !header->piped && zc->settings.split_bytes > 0 &&
+                           header->bytes >= zc->settings.split_bytes &&
                            zc->process->access[world] != MPIX_ZCOPY_ACCESS_REFUSED;
     mpix_zcopy_layout_ref_set(&header->data, buf, count, &send->view, send->comm);
-    mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
+    if (!header->piped)
+        mpix_zcopy_collapse(zc, buf, send->view.layout);   /* before the receiver pins its pages */
     /* A nonblocking send's header goes nonblocking too: MPI may hold a send until it is
      * matched (MPICH 4.0 does a send of the lone header to the process itself, whose
      * receive is posted only when its request makes progress). */
@@ -183,12 +200,12 @@ static int send_plain(mpix_zcopy_send *send, const void *buf, int count, MPI_Dat
         int length, rc = pack_timed(send, buf, count, datatype, &packed, &length);
         if (rc != MPI_SUCCESS)
             return rc;
-        rc = PMPI_Send(packed, length, MPI_PACKED, send->dest, tag, send->comm);
+        rc = mpix_zcopy_blocking_send(send->zc->process, packed, length, MPI_PACKED, send->dest, tag, send->comm);
         mpix_scratch_give(&send->zc->packing, packed);
         send->zc->stats.sent_packed++;
         return rc;
     }
-    return blocking ? PMPI_Send(buf, count, datatype, send->dest, tag, send->comm)
+    return blocking ? mpix_zcopy_blocking_send(send->zc->process, buf, count, datatype, send->dest, tag, send->comm)
                     : PMPI_Isend(buf, count, datatype, send->dest, tag, send->comm, &send->inner);
 }
 
@@ -384,7 +401,7 @@ int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Dat
 {
     zc->stats.sent[MPIX_ZCOPY_PLAIN]++;
     return request ? PMPI_Isend(buf, count, datatype, dest, tag, comm, request)
-                   : PMPI_Send(buf, count, datatype, dest, tag, comm);
+                   : mpix_zcopy_blocking_send(zc->process, buf, count, datatype, dest, tag, comm);
 }
 
 int mpix_zcopy_send_start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -412,12 +429,16 @@ int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
     }
     if (send->slot) {
         int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
-        if (state == MPIX_ZCOPY_HELP && !send->helped) {
+        if (send->piping == 1 && state == MPIX_ZCOPY_PENDING && send->piped < send->header.bytes) {
+            mpix_zcopy_pipe_fill(send);
+            return MPI_SUCCESS;
+        }
+        if (state == MPIX_ZCOPY_HELP && !send->helped && take_request(send->slot)) {
             help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
             send->helped = 1;
             return MPI_SUCCESS;
         }
-        if (state == MPIX_ZCOPY_PENDING || state == MPIX_ZCOPY_HELP)
+        if (state == MPIX_ZCOPY_PENDING || state == MPIX_ZCOPY_HELP || state == MPIX_ZCOPY_HELPING)
             return MPI_SUCCESS;
     }
     *done = 1;
@@ -449,7 +470,7 @@ int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, i
     if (!send->slot || send->kind != MPIX_ZCOPY_RTS)
         return MPI_SUCCESS;
     int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
-    if (state == MPIX_ZCOPY_HELP && !send->helped) {
+    if (state == MPIX_ZCOPY_HELP && !send->helped && take_request(send->slot)) {
         help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
         send->helped = 1;
         state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
@@ -502,10 +523,11 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
         return rc;
     for (unsigned long poll = 0; rc == MPI_SUCCESS && !done; poll++) {
         int helped = send.helped;
+        MPI_Count piped = send.piped;
         if ((rc = mpix_zcopy_send_test(&send, &done)) != MPI_SUCCESS || done)
             break;
-        if (send.helped != helped) {
-            poll = 0; /* the help took a while: the receiver is about to answer */
+        if (send.helped != helped || send.piped != piped) {
+            poll = 0; /* the help took a while, or the receiver makes room: it is about to answer */
             continue;
         }
         if (poll >= 64 && poll % 256 == 0) {

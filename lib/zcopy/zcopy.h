@@ -76,6 +76,20 @@ typedef struct mpix_layout {
 int mpix_layout_append(mpix_layout *layout, MPI_Aint offset, MPI_Aint length);
 void mpix_layout_free(mpix_layout *layout);
 
+/* A place in a layout's bytes, in type-map order (copy.c): block @index, @used bytes of
+ * it behind. */
+typedef struct mpix_layout_cursor {
+    const mpix_block *blocks;
+    MPI_Aint count, index, used;
+} mpix_layout_cursor;
+
+/* A cursor at type-map byte @first of @layout. */
+void mpix_layout_cursor_at(mpix_layout_cursor *cursor, const mpix_layout *layout, MPI_Count first);
+/* Copies the next @bytes of the layout at @base to @to, contiguous, and moves on. */
+void mpix_layout_gather(mpix_layout_cursor *cursor, const char *base, char *to, MPI_Count bytes);
+/* Copies @bytes from @from, contiguous, into the next bytes of the layout at @base. */
+void mpix_layout_scatter(mpix_layout_cursor *cursor, char *base, const char *from, MPI_Count bytes);
+
 
 /* The type map of one element of @type; MPIX_ERRKIND_DATATYPE for a combiner mpix does
  * not know. Never packs. */
@@ -199,6 +213,7 @@ typedef struct mpix_zcopy_settings {
     MPI_Aint coalesce_bytes;     /* MPIX_ZCOPY_COALESCE_BYTES */
     MPI_Count split_bytes;       /* MPIX_ZCOPY_SPLIT_BYTES, 0: never split */
     int method;                  /* MPIX_ZCOPY_METHOD, MPIX_ZCOPY_METHOD_* */
+    int pipes;                   /* MPIX_ZCOPY_PIPES, MPIX_ZCOPY_PIPES_* */
     int one_caller;              /* below MPI_THREAD_MULTIPLE: one thread in MPI at a time */
     int packs_natively;          /* mpix_zcopy_packs_natively, unless MPIX_ZCOPY_PACK_BY_COPY=false */
     int receives_in_place;       /* mpix_zcopy_receives_part_elements: receives posted into the buffer */
@@ -240,6 +255,9 @@ typedef struct mpix_zcopy_process {
      * and per byte, measured at the first need (0: not yet); MPIX_ZCOPY_KERNEL_IOVEC_NS
      * sets the first. */
     double kernel_iovec_ns, kernel_bytes_per_ns;
+    double memcpy_bytes_per_ns;              /* copy.c: a memcpy's, measured with them */
+    _Atomic double pipes_resume_at;          /* pipe.c: no pipes before this MPI_Wtime (a receiver
+                                                took a message over from this process) */
     double pull_delay_seconds;               /* MPIX_ZCOPY_PULL_DELAY_US (testing) */
     struct mpix_zcopy_progress *_Atomic progress;   /* request.c: made by the first nonblocking call */
     struct mpix_zcopy_interposed *interposed;   /* interposed.c: the program's own calls */
@@ -257,9 +275,12 @@ typedef struct mpix_zcopy_received mpix_zcopy_received;   /* uthash tables, comm
 typedef struct mpix_zcopy_global mpix_zcopy_global;
 
 /* Keyword order of MPIX_ZCOPY_METHOD: learnt; zero-copy by kernel iovecs or staged
- * spans; one MPI way (MPIX_ZCOPY_WAY_DATATYPE, _PACKED, _UNPACKED). */
+ * spans; one MPI way (MPIX_ZCOPY_WAY_DATATYPE, _PACKED, _UNPACKED); zero-copy's way
+ * through the sender's pipe (pipe.c). */
 enum { MPIX_ZCOPY_METHOD_AUTO, MPIX_ZCOPY_METHOD_DIRECT, MPIX_ZCOPY_METHOD_STAGED, MPIX_ZCOPY_METHOD_DATATYPE,
-       MPIX_ZCOPY_METHOD_PACKED, MPIX_ZCOPY_METHOD_UNPACKED };
+       MPIX_ZCOPY_METHOD_PACKED, MPIX_ZCOPY_METHOD_UNPACKED, MPIX_ZCOPY_METHOD_PIPED };
+/* Keyword order of MPIX_ZCOPY_PIPES. */
+enum { MPIX_ZCOPY_PIPES_AUTO, MPIX_ZCOPY_PIPES_ON, MPIX_ZCOPY_PIPES_OFF };
 
 /* What the calls on a communicator did, for tests and MPIX_VERBOSE: they assert the path
  * taken, not only the bytes. */
@@ -277,6 +298,9 @@ typedef struct mpix_zcopy_stats {
     unsigned long sent_questions;     /* LEARN headers sent before messages through MPI */
     unsigned long pulled_direct, pulled_staged;
     unsigned long pulled_shared;      /* receives whose sender copied a part */
+    unsigned long pulled_piped;       /* receives unpacked from the sender's pipe (pipe.c) */
+    unsigned long pipes_taken_over;   /* of those, the rest read by the receiver: the sender stalled, or the pipe ran slower than the kernel copies */
+    unsigned long helps_taken_back;   /* receives whose request for help no sender took: a second pull */
     unsigned long pushed;             /* sends that copied a part for the receiver */
     unsigned long push_refused;       /* sends whose part the kernel refused: the receiver copied it */
     unsigned long layouts_flattened;  /* datatypes whose content this process had not seen */
@@ -443,13 +467,16 @@ int mpix_type_evidently_fragmented(MPI_Datatype type, int *fragmented);
  * receiving, so it never pairs with another message. */
 enum { MPIX_ZCOPY_PLAIN = 0, MPIX_ZCOPY_EAGER = 1, MPIX_ZCOPY_MPI = 2, MPIX_ZCOPY_RTS = 3, MPIX_ZCOPY_LEARN = 4 };
 /* States of a message's slot; HELP: the receiver filled the slot's request and asks the
- * sender to copy the tail of the message while it copies the head. An interposed
+ * sender to copy the tail of the message while it copies the head; HELPING: the sender
+ * took the request (a receiver whose request no sender took for a while takes it back
+ * and copies the tail itself: the sender may be in a call that waits for the receiver's
+ * process, MPI_Send of its header running a pass that receives from a third). An interposed
  * message (its header has a nonce) is claimed first: the receiver moves PENDING to
  * CLAIMED before it copies, or the sender, tired of waiting for a receiver that may be
  * in another call, moves it to STAGING, copies the data to a buffer of its own and
  * publishes it as STAGED, and the receiver reads that buffer instead. */
 enum { MPIX_ZCOPY_PENDING = 0, MPIX_ZCOPY_DONE = 1, MPIX_ZCOPY_ABANDONED = 2, MPIX_ZCOPY_HELP = 3,
-       MPIX_ZCOPY_CLAIMED = 4, MPIX_ZCOPY_STAGING = 5, MPIX_ZCOPY_STAGED = 6 };
+       MPIX_ZCOPY_CLAIMED = 4, MPIX_ZCOPY_STAGING = 5, MPIX_ZCOPY_STAGED = 6, MPIX_ZCOPY_HELPING = 7 };
 #define MPIX_ZCOPY_MAGIC 0x7a637079u  /* "zcpy" */
 /* What comes after a header of kind MPIX_ZCOPY_MPI: nothing (the data is in the same
  * message); the data, as the next message on the tag (packed or not, the receiver's
@@ -484,6 +511,8 @@ typedef struct mpix_zcopy_header {
     /* MPIX_ZCOPY_RTS only */
     int32_t slot;                 /* the message's slot in it */
     int32_t help_offered;         /* the sender would copy a part */
+    int32_t piped;                /* the sender packs the data into its slot's pipe (pipe.c) */
+    int32_t unused;
     mpix_zcopy_layout_ref data;   /* the sender's */
     uint64_t nonce;               /* interposed messages: equal to the slot's while it is live */
 } mpix_zcopy_header;
@@ -604,6 +633,9 @@ typedef struct mpix_zcopy_send {
     double pack_seconds;          /* what packing its data took (0: not packed) */
     int interposed;               /* the caller's MPI_Send/MPI_Isend (interposed.c) */
     char *staged;                 /* the sender's copy of the data once STAGED */
+    int piping;                   /* packs into its slot's pipe (pipe.c); 2: the receiver took over */
+    MPI_Count piped;              /* bytes put in the pipe so far */
+    mpix_layout_cursor pipe_cursor;   /* where in the layout the next byte comes from */
     /* Last, and left unset by the start, which clears only the members above: the two
      * padded headers are 2 KiB that a small send would otherwise clear on every call.
      * Their padding is cleared where a header travels alone. */
@@ -787,6 +819,13 @@ void mpix_zcopy_request_done(mpix_zcopy_comm *zc, MPI_Request request, MPI_Datat
 /* Where no thread drives the pending requests (MPICH: MPI_Test and MPI_Wait* do), one
  * pass over them, for a call of this process that waits for a peer meanwhile. */
 void mpix_zcopy_progress_poke(mpix_zcopy_process *process);
+/* MPI_Send for data that may wait for its receiver: where MPI runs no pass over this
+ * process's pending requests while it waits (MPICH) and some are pending, MPI_Isend and
+ * passes until it is done, so that a receive this process posted before (which MPICH's
+ * zcopy matches in a pass) takes its peer's message while the peer waits for this one
+ * in turn: a ring of ranks posting MPIX_Irecv_zcopy, then sending with blocking calls. */
+int mpix_zcopy_blocking_send(mpix_zcopy_process *process, const void *buf, int count, MPI_Datatype datatype, int dest,
+                             int tag, MPI_Comm comm);
 
 /* ---- mailboxes (mailbox.c) --------------------------------------------------------- */
 
@@ -804,6 +843,12 @@ struct mpix_zcopy_slot {
     mpix_zcopy_layout_ref receiver;
     _Atomic uint64_t nonce;             /* an interposed message's, 0 otherwise */
     uint64_t staged_address;            /* STAGED: the data, type-map order, in the sender */
+    /* A piped message (pipe.c): type-map bytes the sender has claimed for the pipe
+     * (negative, -1 - n: the receiver read the message from byte n on itself), put in it,
+     * and those the receiver has taken out of it. */
+    _Alignas(64) _Atomic int64_t reserved;
+    _Atomic int64_t produced;
+    _Alignas(64) _Atomic int64_t consumed;
 };
 
 enum { MPIX_ZCOPY_SLOTS = 64 };
@@ -819,6 +864,49 @@ int mpix_zcopy_slot_take(mpix_zcopy_process *process);
 void mpix_zcopy_slot_release(mpix_zcopy_process *process, int index);
 /* Process @pid's mailbox (its memfd @fd), mapped on first use; NULL when it cannot be. */
 mpix_zcopy_slot *mpix_zcopy_peer_mailbox(mpix_zcopy_process *process, pid_t pid, int fd);
+
+/* ---- pipes (pipe.c) ------------------------------------------------------------------ */
+
+/* A zero-copy message's data can also go through a pipe of the sender's slot: the
+ * sender packs it there (memcpy along its layout) while the receiver unpacks what is
+ * there into its own, in chunks. Where the kernel's copy between processes is slow
+ * against memcpy (mpix_zcopy_pipes_pay), that is faster than the kernel's one copy. */
+enum { MPIX_ZCOPY_PIPES = 8 };                   /* slots with a pipe: the first ones */
+enum { MPIX_ZCOPY_PIPE_BYTES = 1 << 20 };        /* a pipe */
+/* What one step puts in or takes out: on the 2-core test VM 16 KiB chunks moved MILC's
+ * face as fast as 32 or 64 KiB ones and NAS MG's y-face 4-8% faster, 128 KiB ones 10-15%
+ * slower (fewer steps overlap); a pipe as long as the message lets the sender put it all
+ * in while the receiver is not running: with pipes of 128 and 256 KiB the minutes when
+ * the two ranks do not run at once took MILC from 2.7x MPI's to 1.0x. */
+enum { MPIX_ZCOPY_PIPE_CHUNK = 16 << 10 };
+/* Slot @index's pipe in @mailbox (this process's or a mapped peer's); NULL for a slot
+ * without one. */
+char *mpix_zcopy_pipe_of(mpix_zcopy_slot *mailbox, int index);
+/* Whether a zero-copy send of @layout on @zc goes through a pipe: forced
+ * (MPIX_ZCOPY_METHOD=piped, or another method: no; MPIX_ZCOPY_PIPES), or where its
+ * blocks average less than 32 KiB and this machine's kernel copies at less than a third
+ * of memcpy's rate (copy.c, measured once with the kernel's rates). */
+int mpix_zcopy_pipes_pay(mpix_zcopy_comm *zc, const mpix_layout *layout);
+/* This machine's kernel copy rate (bytes/ns), and memcpy's over it, measured at the
+ * first call of the process (copy.c). */
+double mpix_zcopy_kernel_bytes_per_ns(mpix_zcopy_process *process);
+double mpix_zcopy_memcpy_over_kernel(mpix_zcopy_process *process);
+/* A blocking send's data put in its slot's pipe: _open readies the slot, _fill packs
+ * what the pipe has room for and returns whether it packed anything (nothing more once
+ * the receiver took the rest over). */
+void mpix_zcopy_pipe_open(mpix_zcopy_send *send);
+int mpix_zcopy_pipe_fill(mpix_zcopy_send *send);
+/* Takes the @bytes of a piped message out of @slot's pipe in @mailbox into @buf along
+ * @local, as the sender puts them in. Returns @bytes, or the type-map byte from which the
+ * receiver must read the rest itself: it takes over where the sender put nothing in for
+ * MPIX_ZCOPY_PIPE_STALL_SECONDS (the sender may be in a call that waits for this
+ * process, such as a progress pass of MPI's that drains another pipe), or where the
+ * pipe runs slower than @kernel_bytes_per_ns, the kernel's copy. */
+MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, const mpix_layout *local,
+                                MPI_Count bytes, double kernel_bytes_per_ns);
+/* How long a receiver waits for a sender that neither fills its pipe nor takes a request
+ * for help before it reads the rest itself. */
+#define MPIX_ZCOPY_PIPE_STALL_SECONDS 100e-6
 
 /* A peer's layout named by @ref: inline, agreed by a global id, remembered under
  * (@peer, id), or read from process @pid (and then remembered). When it is used once

@@ -237,6 +237,13 @@ int main(int argc, char **argv)
                       s->push_refused <= (unsigned long)size,
                   "zero-copy %lu, receives with the sender's part %lu, parts written %lu, refused %lu", rts,
                   s->pulled_shared, s->pushed, s->push_refused);
+        else if (expect && !strcmp(expect, "piped"))
+            /* Every zero-copy message through the sender's pipe; the kernel reads only the
+             * rest of one whose sender stalled (another rank's message on this core). */
+            CHECK(rts > 0 && s->pulled_piped > 0 && s->pulled_direct + s->pulled_staged == s->pipes_taken_over &&
+                      s->pulled_shared == 0,
+                  "zero-copy %lu, piped %lu, direct %lu, staged %lu, taken over %lu, shared %lu", rts,
+                  s->pulled_piped, s->pulled_direct, s->pulled_staged, s->pipes_taken_over, s->pulled_shared);
         else if (expect && !strcmp(expect, "staged"))
             CHECK(s->pulled_staged > 0 && s->pulled_direct == 0, "staged %lu, direct %lu", s->pulled_staged,
                   s->pulled_direct);

@@ -10,7 +10,7 @@ typedef struct zcopy_counters {
     unsigned long sent_plain, sent_eager, sent_mpi, sent_zero_copy, sent_fragmented, sent_by_shape, sent_slower;
     unsigned long sent_deferred, sent_priced;
     unsigned long sent_packed, sent_unpacked, sent_data_apart, sent_without_header, sent_questions;
-    unsigned long pulled_direct, pulled_staged, pulled_shared, pushed, push_refused;
+    unsigned long pulled_direct, pulled_staged, pulled_shared, pulled_piped, pipes_taken_over, helps_taken_back, pushed, push_refused;
     unsigned long layouts_flattened, layouts_read, layouts_global, layouts_pipelined;
     unsigned long collapsed_units, collapse_deferred, collapse_refused;
 } zcopy_counters;
@@ -34,7 +34,7 @@ static inline zcopy_counters zcopy_stats_of(MPI_Comm comm)
     READ(sent_plain); READ(sent_eager); READ(sent_mpi); READ(sent_zero_copy); READ(sent_fragmented); READ(sent_by_shape); READ(sent_slower);
     READ(sent_deferred); READ(sent_priced);
     READ(sent_packed); READ(sent_unpacked); READ(sent_data_apart); READ(sent_without_header); READ(sent_questions);
-    READ(pulled_direct); READ(pulled_staged); READ(pulled_shared); READ(pushed); READ(push_refused);
+    READ(pulled_direct); READ(pulled_staged); READ(pulled_shared); READ(pulled_piped); READ(pipes_taken_over); READ(helps_taken_back); READ(pushed); READ(push_refused);
     READ(layouts_flattened); READ(layouts_read); READ(layouts_global); READ(layouts_pipelined);
     READ(collapsed_units); READ(collapse_deferred); READ(collapse_refused);
 #undef READ

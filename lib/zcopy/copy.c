@@ -311,6 +311,16 @@ static void measure_rates(mpix_zcopy_process *process)
     process->kernel_bytes_per_ns = bytes_per_ns;
 }
 
+/* The process's rates, measured by the first caller; written once, under the lock, and
+ * read after it by every caller. */
+static void rates_measured(mpix_zcopy_process *process)
+{
+    pthread_mutex_lock(&rates_lock);
+    if (process->kernel_bytes_per_ns == 0)
+        measure_rates(process);
+    pthread_mutex_unlock(&rates_lock);
+}
+
 /* MPI's two copies are priced at the kernel's rate per byte: both copy memory the cache
  * does not hold (a memcpy of 64 KiB measured in cache ran 4.5 times faster than MPI's
  * copies do: MILC's halo moved 5 bytes/ns through two of them on the test VM), plus its
@@ -320,13 +330,10 @@ static void measure_rates(mpix_zcopy_process *process)
  * 2.5x. */
 int mpix_zcopy_unhelped_copy_loses(mpix_zcopy_process *process, const mpix_layout *layout)
 {
-    pthread_mutex_lock(&rates_lock);
-    if (process->kernel_bytes_per_ns == 0)
-        measure_rates(process);
+    rates_measured(process);
     double bytes_ns = layout->bytes / process->kernel_bytes_per_ns;
     double kernel = layout->nblocks * process->kernel_iovec_ns + bytes_ns;
     double mpi = 2.0 * bytes_ns + layout->nblocks * MPI_BLOCK_NS;
-    pthread_mutex_unlock(&rates_lock);
     return 1.25 * mpi < kernel;
 }
 
@@ -354,27 +361,14 @@ int mpix_zcopy_pipes_pay(mpix_zcopy_comm *zc, const mpix_layout *layout)
     if (layout->bytes >= (MPI_Count)PIPE_BLOCKS_BELOW * layout->nblocks ||
         PMPI_Wtime() < atomic_load_explicit(&zc->process->pipes_resume_at, memory_order_relaxed))
         return 0;
-    return mpix_zcopy_memcpy_over_kernel(zc->process) > PIPE_OVER_KERNEL;
-}
-
-double mpix_zcopy_memcpy_over_kernel(mpix_zcopy_process *process)
-{
-    pthread_mutex_lock(&rates_lock);
-    if (process->kernel_bytes_per_ns == 0)
-        measure_rates(process);
-    double ratio = process->memcpy_bytes_per_ns / process->kernel_bytes_per_ns;
-    pthread_mutex_unlock(&rates_lock);
-    return ratio;
+    rates_measured(zc->process);
+    return zc->process->memcpy_bytes_per_ns > PIPE_OVER_KERNEL * zc->process->kernel_bytes_per_ns;
 }
 
 double mpix_zcopy_kernel_bytes_per_ns(mpix_zcopy_process *process)
 {
-    pthread_mutex_lock(&rates_lock);
-    if (process->kernel_bytes_per_ns == 0)
-        measure_rates(process);
-    double rate = process->kernel_bytes_per_ns;
-    pthread_mutex_unlock(&rates_lock);
-    return rate;
+    rates_measured(process);
+    return process->kernel_bytes_per_ns;
 }
 
 /* Whether mpix_zcopy_pull reads @remote in staged spans (else one iovec per block). */

@@ -44,9 +44,9 @@ void mpix_zcopy_pipe_open(mpix_zcopy_send *send)
     send->header.piped = 1;
 }
 
-int mpix_zcopy_pipe_fill(mpix_zcopy_send *send)
+void mpix_zcopy_pipe_fill(mpix_zcopy_send *send)
 {
-    MPI_Count bytes = send->header.bytes, start = send->piped;
+    MPI_Count bytes = send->header.bytes;
     char *pipe = mpix_zcopy_pipe_of(send->zc->process->mailbox, send->slot_index);
     int64_t consumed = atomic_load_explicit(&send->slot->consumed, memory_order_acquire);
     while (send->piped < bytes) {
@@ -67,7 +67,6 @@ int mpix_zcopy_pipe_fill(mpix_zcopy_send *send)
         send->piped += chunk;
         atomic_store_explicit(&send->slot->produced, send->piped, memory_order_release);
     }
-    return send->piped > start;
 }
 
 /* Claims the rest of the message for the receiver: from what the sender claimed so far,
@@ -99,7 +98,7 @@ MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, c
             int64_t from;
             if (poll == 0)
                 stalled_since = now;
-            else if (until == bytes && now - stalled_since > MPIX_ZCOPY_PIPE_STALL_SECONDS &&
+            else if (until == bytes && now - stalled_since > MPIX_ZCOPY_STALL_SECONDS &&
                      (from = take_over(message, bytes)) >= 0)
                 until = from;   /* what the sender claimed before still comes through the pipe */
             mpix_backoff(poll++, MPIX_BACKOFF_SPINS);

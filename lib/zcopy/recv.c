@@ -41,7 +41,7 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
 
 /* The sender's answer to a help request, polled after this process's own part, which
  * the split sized to take as long as the sender's; MPIX_ZCOPY_PENDING where the sender
- * did not take the request within MPIX_ZCOPY_PIPE_STALL_SECONDS and this process took it
+ * did not take the request within MPIX_ZCOPY_STALL_SECONDS and this process took it
  * back (the slot's state again @before): then it copies the part itself. */
 static int32_t wait_for_sender(mpix_zcopy_slot *slot, int32_t before)
 {
@@ -50,7 +50,7 @@ static int32_t wait_for_sender(mpix_zcopy_slot *slot, int32_t before)
     for (unsigned long poll = 0; (finished = atomic_load_explicit(&slot->finished, memory_order_acquire)) == MPIX_ZCOPY_PENDING;
          poll++) {
         int32_t asked = MPIX_ZCOPY_HELP;
-        if (poll % 64 == 63 && PMPI_Wtime() - since > MPIX_ZCOPY_PIPE_STALL_SECONDS &&
+        if (poll % 64 == 63 && PMPI_Wtime() - since > MPIX_ZCOPY_STALL_SECONDS &&
             atomic_compare_exchange_strong_explicit(&slot->state, &asked, before, memory_order_acq_rel,
                                                     memory_order_acquire))
             return MPIX_ZCOPY_PENDING;

@@ -453,11 +453,9 @@ static int stage(mpix_zcopy_send *send)
     char *staged = malloc(layout->bytes > 0 ? layout->bytes : 1);
     if (!staged)
         return 0;
-    MPI_Count at = 0;
-    for (MPI_Aint i = 0; i < layout->nblocks; i++) {
-        memcpy(staged + at, (const char *)send->buf + layout->blocks[i].offset, layout->blocks[i].length);
-        at += layout->blocks[i].length;
-    }
+    mpix_layout_cursor cursor;
+    mpix_layout_cursor_at(&cursor, layout, 0);
+    mpix_layout_gather(&cursor, send->buf, staged, layout->bytes);
     send->slot->staged_address = (uintptr_t)staged;
     send->staged = staged;
     atomic_store_explicit(&send->slot->state, MPIX_ZCOPY_STAGED, memory_order_release);

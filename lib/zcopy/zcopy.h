@@ -887,26 +887,25 @@ char *mpix_zcopy_pipe_of(mpix_zcopy_slot *mailbox, int index);
  * blocks average less than 32 KiB and this machine's kernel copies at less than a third
  * of memcpy's rate (copy.c, measured once with the kernel's rates). */
 int mpix_zcopy_pipes_pay(mpix_zcopy_comm *zc, const mpix_layout *layout);
-/* This machine's kernel copy rate (bytes/ns), and memcpy's over it, measured at the
- * first call of the process (copy.c). */
+/* This machine's kernel copy rate (bytes/ns), measured at the first need of the process
+ * (copy.c). */
 double mpix_zcopy_kernel_bytes_per_ns(mpix_zcopy_process *process);
-double mpix_zcopy_memcpy_over_kernel(mpix_zcopy_process *process);
 /* A blocking send's data put in its slot's pipe: _open readies the slot, _fill packs
- * what the pipe has room for and returns whether it packed anything (nothing more once
- * the receiver took the rest over). */
+ * what the pipe has room for (nothing more once the receiver took the rest over);
+ * @send->piped counts what it packed. */
 void mpix_zcopy_pipe_open(mpix_zcopy_send *send);
-int mpix_zcopy_pipe_fill(mpix_zcopy_send *send);
+void mpix_zcopy_pipe_fill(mpix_zcopy_send *send);
 /* Takes the @bytes of a piped message out of @slot's pipe in @mailbox into @buf along
  * @local, as the sender puts them in. Returns @bytes, or the type-map byte from which the
  * receiver must read the rest itself: it takes over where the sender put nothing in for
- * MPIX_ZCOPY_PIPE_STALL_SECONDS (the sender may be in a call that waits for this
+ * MPIX_ZCOPY_STALL_SECONDS (the sender may be in a call that waits for this
  * process, such as a progress pass of MPI's that drains another pipe), or where the
  * pipe runs slower than @kernel_bytes_per_ns, the kernel's copy. */
 MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, const mpix_layout *local,
                                 MPI_Count bytes, double kernel_bytes_per_ns);
 /* How long a receiver waits for a sender that neither fills its pipe nor takes a request
  * for help before it reads the rest itself. */
-#define MPIX_ZCOPY_PIPE_STALL_SECONDS 100e-6
+#define MPIX_ZCOPY_STALL_SECONDS 100e-6
 
 /* A peer's layout named by @ref: inline, agreed by a global id, remembered under
  * (@peer, id), or read from process @pid (and then remembered). When it is used once

@@ -326,12 +326,26 @@ static void path_learning(int rank, int zero_copy)
         /* Unless an earlier layout of this process, priced lower, lost zero-copy clearly:
          * then the first 64 sends go through MPI and the duel starts after them. */
         unsigned long deferred = after.sent_deferred - before.sent_deferred;
+        /* Or else zero-copy lost the first decision, the packed ways joined its duels
+         * and each needs two to be known: learning then took up to three more duels of
+         * four ways (24-33 sends through MPI in 3 of 250 runs, where two of zero-copy's
+         * three first timed sends were preempted, four ranks busy-polling on two cores:
+         * 2.3-3.4 ms against 0.3). The decision that ends it holds for a period of at
+         * least 64 sends without a duel, of which 32 at least fall within the 88. */
+        unsigned long packed = after.sent_packed + after.sent_unpacked - before.sent_packed - before.sent_unpacked;
+        int longest_run = 0;
+        for (int at = 0, run = 0; at < SENDS; at++) {
+            run = at > 0 && way[at] == way[at - 1] ? run + 1 : 1;
+            longest_run = run > longest_run ? run : longest_run;
+        }
         if (deferred > 0)
             CHECK(deferred == 64 && rts + mpi == SENDS && strspn(way, "m") >= 64 && !strncmp(way + 64, "zzzzmm", 6),
                   "of %d sends %lu deferred, %lu zero-copy, %lu MPI: %s", SENDS, deferred, rts, mpi, way);
         else
-            CHECK(rts + mpi == SENDS && !strncmp(way, "zzzzmm", 6) && slower >= 2 && slower <= 16,
-                  "of %d sends %lu zero-copy, %lu MPI: %s", SENDS, rts, mpi, way);
+            CHECK(rts + mpi == SENDS && !strncmp(way, "zzzzmm", 6) && slower >= 2 &&
+                      (slower <= 16 || (packed > 0 && longest_run >= 32)),
+                  "of %d sends %lu zero-copy, %lu MPI (%lu packed), one way at most %d in a row: %s", SENDS, rts,
+                  mpi, packed, longest_run, way);
     }
     MPI_Type_free(&type);
     free(buffer);

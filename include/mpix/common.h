@@ -85,7 +85,7 @@ typedef enum MPIX_Error_kind {
     MPIX_ERRKIND_DATATYPE,      /**< a datatype mpix cannot handle in this call */
     MPIX_ERRKIND_UNSUPPORTED,   /**< the OS or MPI refused a facility mpix needs and no fallback applies */
     MPIX_ERRKIND_ARGUMENT,      /**< an argument outside what the call accepts (the value is named) */
-    MPIX_ERRKIND_PEER,          /**< a collective call failed on another rank (its rank and message are named) */
+    MPIX_ERRKIND_PEER,          /**< a collective call failed on another rank (its rank and message are named), or a zcopy peer exited in the middle of a message (its rank and pid are named) */
     MPIX_ERRKIND_COUNT          /**< number of categories; not a category */
 } MPIX_Error_kind;
 

@@ -9,6 +9,7 @@
 #include "zcopy.h"
 #include "common/error.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,8 @@ int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const 
     zc->stats.layouts_read++;
     if (error) {
         mpix_layout_free(scratch);
+        if (error == ESRCH)   /* the sender was killed */
+            return mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", peer, pid);
         return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: reading the layout of rank %d (%lld blocks) failed: %s",
                           peer, (long long)ref->nblocks, strerror(error));
     }

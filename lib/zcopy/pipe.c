@@ -82,8 +82,9 @@ static int64_t take_over(mpix_zcopy_slot *message, MPI_Count bytes)
 }
 
 MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, const mpix_layout *local,
-                                MPI_Count bytes, double kernel_bytes_per_ns)
+                                MPI_Count bytes, double kernel_bytes_per_ns, pid_t sender)
 {
+    mpix_zcopy_peer_watch watch = { 0 };
     mpix_zcopy_slot *message = &mailbox[slot];
     const char *pipe = mpix_zcopy_pipe_of(mailbox, slot);
     mpix_layout_cursor cursor;
@@ -98,9 +99,12 @@ MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, c
             int64_t from;
             if (poll == 0)
                 stalled_since = now;
-            else if (until == bytes && now - stalled_since > MPIX_ZCOPY_STALL_SECONDS &&
-                     (from = take_over(message, bytes)) >= 0)
-                until = from;   /* what the sender claimed before still comes through the pipe */
+            else if (now - stalled_since > MPIX_ZCOPY_STALL_SECONDS) {
+                if (until == bytes && (from = take_over(message, bytes)) >= 0)
+                    until = from;   /* what the sender claimed before still comes through the pipe */
+                else if (mpix_zcopy_peer_exit_check(&watch, sender))
+                    return -1;   /* killed between claiming a chunk and putting it in */
+            }
             mpix_backoff(poll++, MPIX_BACKOFF_SPINS);
             continue;
         }

@@ -39,21 +39,39 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
     process->access[world] = access;
 }
 
+/* The error of a read of @bytes from rank @source (process @pid) that failed with
+ * @error: the sender exited in the middle of the message (ESRCH: killed), or the kernel
+ * refused the read. */
+static int read_failed(MPI_Count bytes, int source, pid_t pid, int error)
+{
+    if (error == ESRCH)
+        return mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, pid);
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
+                      (long long)bytes, source, strerror(error));
+}
+
 /* The sender's answer to a help request, polled after this process's own part, which
  * the split sized to take as long as the sender's; MPIX_ZCOPY_PENDING where the sender
  * did not take the request within MPIX_ZCOPY_STALL_SECONDS and this process took it
- * back (the slot's state again @before): then it copies the part itself. */
-static int32_t wait_for_sender(mpix_zcopy_slot *slot, int32_t before)
+ * back (the slot's state again @before): then it copies the part itself.
+ * SENDER_EXITED where the sender, process @sender, exited before it answered (killed
+ * while it copied). */
+enum { SENDER_EXITED = -1 };   /* no state of a slot */
+static int32_t wait_for_sender(mpix_zcopy_slot *slot, int32_t before, pid_t sender)
 {
     int32_t finished;
     double since = PMPI_Wtime();
+    mpix_zcopy_peer_watch watch = { 0 };
     for (unsigned long poll = 0; (finished = atomic_load_explicit(&slot->finished, memory_order_acquire)) == MPIX_ZCOPY_PENDING;
          poll++) {
         int32_t asked = MPIX_ZCOPY_HELP;
-        if (poll % 64 == 63 && PMPI_Wtime() - since > MPIX_ZCOPY_STALL_SECONDS &&
-            atomic_compare_exchange_strong_explicit(&slot->state, &asked, before, memory_order_acq_rel,
-                                                    memory_order_acquire))
-            return MPIX_ZCOPY_PENDING;
+        if (poll % 64 == 63 && PMPI_Wtime() - since > MPIX_ZCOPY_STALL_SECONDS) {
+            if (atomic_compare_exchange_strong_explicit(&slot->state, &asked, before, memory_order_acq_rel,
+                                                        memory_order_acquire))
+                return MPIX_ZCOPY_PENDING;
+            if (mpix_zcopy_peer_exit_check(&watch, sender))
+                return SENDER_EXITED;
+        }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }
     return finished;
@@ -111,9 +129,11 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     else if (header->piped && header->bytes <= capacity &&
              (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
         MPI_Count from = mpix_zcopy_pipe_drain(slot - header->slot, header->slot, buf, local.layout, header->bytes,
-                                               mpix_zcopy_kernel_bytes_per_ns(zc->process));
+                                               mpix_zcopy_kernel_bytes_per_ns(zc->process), header->pid);
         zc->stats.pulled_piped++;
-        if (from < header->bytes) {   /* the sender stalled: the rest as a zero-copy receive reads it */
+        if (from < 0)
+            rc = mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, header->pid);
+        else if (from < header->bytes) {   /* the sender stalled: the rest as a zero-copy receive reads it */
             mpix_layout scratch = { 0 }, *remote = NULL;
             int error = 0;
             zc->stats.pipes_taken_over++;
@@ -126,8 +146,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             }
             mpix_zcopy_comm_leave(zc);
             if (rc == MPI_SUCCESS && error)
-                rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
-                                (long long)(header->bytes - from), source, strerror(error));
+                rc = read_failed(header->bytes - from, source, header->pid, error);
         }
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
@@ -153,17 +172,18 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
         }
         if (split < bytes) {
             /* The sender writes into buf until it answers, whatever happened here. */
-            int32_t answer = wait_for_sender(slot, before_help);
+            int32_t answer = wait_for_sender(slot, before_help, header->pid);
             zc->stats.helps_taken_back += answer == MPIX_ZCOPY_PENDING;
             if (answer == MPIX_ZCOPY_DONE)
                 zc->stats.pulled_shared++;
+            else if (answer == SENDER_EXITED && rc == MPI_SUCCESS)
+                rc = read_failed(bytes - split, source, header->pid, ESRCH);
             else if (rc == MPI_SUCCESS && !error)
                 error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
                                         bytes - split);
         }
         if (rc == MPI_SUCCESS && error)
-            rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
-                            (long long)header->bytes, source, strerror(error));
+            rc = read_failed(header->bytes, source, header->pid, error);
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
         mpix_zcopy_peer_layout_release(&scratch, &header->data);

@@ -510,12 +510,24 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
     return rc;
 }
 
+/* Whether the receiver of @send, whose end of the message this process waits for in
+ * shared memory, exited (killed) before it ended it: then an error that names it. */
+static int receiver_exited(mpix_zcopy_send *send, mpix_zcopy_peer_watch *watch)
+{
+    int world = mpix_zcopy_world_rank(send->zc, send->dest);
+    pid_t pid = world != MPI_UNDEFINED ? send->zc->process->directory[world].pid : 0;
+    if (pid <= 0 || !mpix_zcopy_peer_exit_check(watch, pid))
+        return MPI_SUCCESS;
+    return mpix_zcopy_peer_exit_error("MPIX_Send_zcopy", send->dest, pid);
+}
+
 /* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
- * MPI progress now and then for the program's other requests. A receiver that asks for
- * help gets it first. */
+ * MPI progress now and then for the program's other requests, and asking whether the
+ * receiver still runs. A receiver that asks for help gets it first. */
 static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_send send;
+    mpix_zcopy_peer_watch watch = { 0 };
     int done = 0, rc = mpix_zcopy_send_start(&send, buf, count, datatype, dest, tag, comm, 1);
     if (!send.zc)
         return rc;
@@ -534,6 +546,8 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
              * their own calls. */
             (void)mpix_mpi_progress();
             mpix_zcopy_progress_poke(send.zc->process);
+            if (send.slot && (rc = receiver_exited(&send, &watch)) != MPI_SUCCESS)
+                break;
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }

@@ -900,9 +900,10 @@ void mpix_zcopy_pipe_fill(mpix_zcopy_send *send);
  * receiver must read the rest itself: it takes over where the sender put nothing in for
  * MPIX_ZCOPY_STALL_SECONDS (the sender may be in a call that waits for this
  * process, such as a progress pass of MPI's that drains another pipe), or where the
- * pipe runs slower than @kernel_bytes_per_ns, the kernel's copy. */
+ * pipe runs slower than @kernel_bytes_per_ns, the kernel's copy. -1 where the sender,
+ * process @sender, exited before it put in what it claimed. */
 MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, const mpix_layout *local,
-                                MPI_Count bytes, double kernel_bytes_per_ns);
+                                MPI_Count bytes, double kernel_bytes_per_ns, pid_t sender);
 /* How long a receiver waits for a sender that neither fills its pipe nor takes a request
  * for help before it reads the rest itself. */
 #define MPIX_ZCOPY_STALL_SECONDS 100e-6
@@ -1024,5 +1025,22 @@ const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_li
  * state when its mailbox cannot be mapped). 0 or an errno. */
 int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length);
 int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length);
+
+/* ---- peers that exit in the middle of a message (peer_exit.c) ------------------------ */
+
+/* Whether process @pid has exited (a zombie too). Two or three system calls. */
+int mpix_zcopy_peer_exited(pid_t pid);
+/* A wait on a peer's shared memory asks whether the peer exited at most this often. */
+#define MPIX_ZCOPY_EXIT_CHECK_SECONDS 10e-3
+typedef struct mpix_zcopy_peer_watch {
+    double checked_at;   /* 0: not yet */
+} mpix_zcopy_peer_watch;
+/* Called at every turn of a wait on @pid's shared memory: 1 once @pid has exited, asked
+ * every MPIX_ZCOPY_EXIT_CHECK_SECONDS of the wait (the first time after one). */
+int mpix_zcopy_peer_exit_check(mpix_zcopy_peer_watch *watch, pid_t pid);
+/* The error (MPIX_ERRKIND_PEER) of @call whose peer, rank @peer of its communicator and
+ * process @pid, exited in the middle of a message: found by a wait, or a read that failed
+ * with ESRCH. */
+int mpix_zcopy_peer_exit_error(const char *call, int peer, pid_t pid);
 
 #endif

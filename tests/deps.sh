@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages mpix builds, tests and runs with, only those missing.
 # Sourced by tests/run.sh and examples/quickstart.sh; safe to run alone.
-mpix_packages="g++ gfortran clang cmake doxygen man-db libopenmpi-dev openmpi-bin libmpich-dev mpich libhwloc-dev libnuma-dev libxxhash-dev uthash-dev liburing-dev libopenblas-pthread-dev meson ninja-build pkg-config python3 gnuplot-nox iproute2 util-linux"
+mpix_packages="g++ gfortran clang cmake doxygen man-db libopenmpi-dev openmpi-bin libmpich-dev mpich libhwloc-dev libnuma-dev libxxhash-dev uthash-dev liburing-dev libopenblas-pthread-dev meson ninja-build pkg-config python3 gnuplot-nox iproute2 util-linux procps"
 
 mpix_missing_packages() {
     for package in $mpix_packages; do

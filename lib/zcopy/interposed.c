@@ -223,16 +223,12 @@ static int read_header_back(mpix_zcopy_comm *zc, const void *buf, int count, MPI
     int rc = mpix_layout_view_get(zc, datatype, count, &view);
     if (rc != MPI_SUCCESS)
         return rc;
-    size_t have = 0;
-    for (MPI_Aint i = 0; i < view.layout->nblocks && have < sizeof *header; i++) {
-        size_t length = (size_t)view.layout->blocks[i].length;
-        if (length > sizeof *header - have)
-            length = sizeof *header - have;
-        memcpy((char *)header + have, (const char *)buf + view.layout->blocks[i].offset, length);
-        have += length;
-    }
+    mpix_layout_cursor cursor;
+    mpix_layout_cursor_at(&cursor, view.layout, 0);
+    mpix_layout_gather(&cursor, buf, (char *)header, sizeof *header);
+    int whole = view.layout->bytes >= (MPI_Count)sizeof *header;
     mpix_layout_view_release(&view);
-    return have == sizeof *header ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+    return whole ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
 /* When @header, the first bytes of a message MPI matched (@status) of a header's length,

@@ -177,7 +177,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             if (answer == MPIX_ZCOPY_DONE)
                 zc->stats.pulled_shared++;
             else if (answer == SENDER_EXITED && rc == MPI_SUCCESS)
-                rc = read_failed(bytes - split, source, header->pid, ESRCH);
+                rc = mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, header->pid);
             else if (rc == MPI_SUCCESS && !error)
                 error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
                                         bytes - split);
@@ -288,14 +288,9 @@ static int lone_header_in(mpix_zcopy_comm *zc, const void *buf, int count, MPI_D
         mpix_layout_view view;
         if ((rc = mpix_layout_view_get(zc, datatype, count, &view)) != MPI_SUCCESS)
             return rc;
-        char *to = (char *)header;
-        size_t left = sizeof *header;
-        for (MPI_Aint i = 0; i < view.layout->nblocks && left > 0; i++) {
-            size_t take = (size_t)view.layout->blocks[i].length < left ? (size_t)view.layout->blocks[i].length : left;
-            memcpy(to, (const char *)buf + view.layout->blocks[i].offset, take);
-            to += take;
-            left -= take;
-        }
+        mpix_layout_cursor cursor;
+        mpix_layout_cursor_at(&cursor, view.layout, 0);
+        mpix_layout_gather(&cursor, buf, (char *)header, sizeof *header);
         mpix_layout_view_release(&view);
     }
     *is_header = rc == MPI_SUCCESS && mpix_zcopy_header_sent(header, matched);

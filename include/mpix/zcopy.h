@@ -128,7 +128,9 @@ extern "C" {
  * @return MPI_SUCCESS or an error code raised on @p comm, once: an undecodable datatype
  *         is ::MPIX_ERRKIND_DATATYPE (naming the combiner); what MPI_Send itself rejects
  *         (a negative count, a bad rank, tag or communicator, an uncommitted datatype)
- *         MPI's error, raised by MPI. A message of up to 16 KiB is MPI_Send's own
+ *         MPI's error, raised by MPI; a receiver that exits (killed) in the middle of a
+ *         zero-copy message ::MPIX_ERRKIND_PEER, naming its rank, where the launcher
+ *         keeps this process running. A message of up to 16 KiB is MPI_Send's own
  *         call, and its error MPI_Send's.
  * @par Complexity a message of up to 16 KiB: MPI_Send's, plus the datatype's size and
  *      the communicator's state, found without an attribute lookup when the thread's
@@ -162,8 +164,9 @@ int MPIX_Send_zcopy(const void *buf, int count, MPI_Datatype datatype, int dest,
  * @param tag      tag or MPI_ANY_TAG
  * @param comm     the communicator of the sender's MPIX_Send_zcopy
  * @param status   MPI_STATUS_IGNORE or the status to fill
- * @return MPI_SUCCESS or an error code raised on @p comm, once (as MPIX_Send_zcopy;
- *         a receive for up to 16 KiB is MPI_Recv's own call).
+ * @return MPI_SUCCESS or an error code raised on @p comm, once (as MPIX_Send_zcopy, a
+ *         sender that exits in the middle of the message ::MPIX_ERRKIND_PEER; a receive
+ *         for up to 16 KiB is MPI_Recv's own call).
  * @par Complexity a receive for up to 16 KiB: MPI_Recv's, plus what MPIX_Send_zcopy
  *      adds to MPI_Send.
  * @par Complexity a repeated (sender layout, own layout): O(blocks) kernel iovecs or

@@ -39,14 +39,14 @@ void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
     process->access[world] = access;
 }
 
-/* The error of a read of @bytes from rank @source (process @pid) that failed with
+/* The error of @call's read of @bytes from rank @source (process @pid) that failed with
  * @error: the sender exited in the middle of the message (ESRCH: killed), or the kernel
  * refused the read. */
-static int read_failed(MPI_Count bytes, int source, pid_t pid, int error)
+static int read_failed(const char *call, MPI_Count bytes, int source, pid_t pid, int error)
 {
     if (error == ESRCH)
-        return mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, pid);
-    return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: reading %lld bytes from rank %d failed: %s",
+        return mpix_zcopy_peer_exit_error(call, source, pid);
+    return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "%s: reading %lld bytes from rank %d failed: %s", call,
                       (long long)bytes, source, strerror(error));
 }
 
@@ -146,7 +146,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             }
             mpix_zcopy_comm_leave(zc);
             if (rc == MPI_SUCCESS && error)
-                rc = read_failed(header->bytes - from, source, header->pid, error);
+                rc = read_failed("MPIX_Recv_zcopy", header->bytes - from, source, header->pid, error);
         }
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
@@ -183,7 +183,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
                                         bytes - split);
         }
         if (rc == MPI_SUCCESS && error)
-            rc = read_failed(header->bytes, source, header->pid, error);
+            rc = read_failed("MPIX_Recv_zcopy", header->bytes, source, header->pid, error);
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
         mpix_zcopy_peer_layout_release(&scratch, &header->data);
@@ -192,6 +192,22 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
     }
     end_message(slot, header, outcome);
     return rc;
+}
+
+/* The state of @slot once its sender, process @sender, is through copying the data it
+ * stages; SENDER_EXITED where it exited first (killed in the middle: the slot never
+ * changes again). */
+static int32_t staged_state(mpix_zcopy_slot *slot, pid_t sender)
+{
+    mpix_zcopy_peer_watch watch = { 0 };
+    int32_t state;
+    for (unsigned long poll = 0; (state = atomic_load_explicit(&slot->state, memory_order_acquire)) == MPIX_ZCOPY_STAGING;
+         poll++) {
+        if (poll % 64 == 63 && mpix_zcopy_peer_exit_check(&watch, sender))
+            return SENDER_EXITED;
+        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    }
+    return state;
 }
 
 /* An interposed message: claimed before it is copied, unless its sender staged it, and
@@ -203,10 +219,9 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
     if (header->bytes > capacity) {
         /* Unclaimed, the sender may be staging: the slot ends once it is staged. */
         if (!atomic_compare_exchange_strong_explicit(&slot->state, &state, MPIX_ZCOPY_CLAIMED, memory_order_acq_rel,
-                                                     memory_order_acquire))
-            for (unsigned long poll = 0; atomic_load_explicit(&slot->state, memory_order_acquire) == MPIX_ZCOPY_STAGING;
-                 poll++)
-                mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+                                                     memory_order_acquire) &&
+            staged_state(slot, header->pid) == SENDER_EXITED)
+            return mpix_zcopy_peer_exit_error("MPI_Recv", source, header->pid);
         end_message(slot, header, MPIX_ZCOPY_ABANDONED);
         return MPI_ERR_TRUNCATE;
     }
@@ -216,9 +231,8 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
         claimed.nonce = 0;   /* claimed: the ordinary hand-shake from here */
         return receive_rts(zc, buf, count, datatype, capacity, source, &claimed, comm);
     }
-    for (unsigned long poll = 0; (state = atomic_load_explicit(&slot->state, memory_order_acquire)) == MPIX_ZCOPY_STAGING;
-         poll++)
-        mpix_backoff(poll, MPIX_BACKOFF_SPINS);
+    if ((state = staged_state(slot, header->pid)) == SENDER_EXITED)
+        return mpix_zcopy_peer_exit_error("MPI_Recv", source, header->pid);
     if (state != MPIX_ZCOPY_STAGED)
         return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPI_Recv: the zero-copy message from rank %d was ended (state %d)",
                           source, (int)state);
@@ -234,10 +248,7 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
     int error = mpix_zcopy_pull(zc, header->pid, slot->staged_address, &staged, buf, local.layout, 0, header->bytes);
     mpix_layout_view_release(&local);
     end_message(slot, header, error ? MPIX_ZCOPY_ABANDONED : MPIX_ZCOPY_DONE);
-    if (error)
-        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPI_Recv: reading %lld staged bytes from rank %d failed: %s",
-                          (long long)header->bytes, source, strerror(error));
-    return MPI_SUCCESS;
+    return error ? read_failed("MPI_Recv", header->bytes, source, header->pid, error) : MPI_SUCCESS;
 }
 
 void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, int rc)

@@ -280,6 +280,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
     send->buf = buf, send->dest = dest, send->comm = comm, send->slot_index = -1, send->inner = MPI_REQUEST_NULL;
     send->data = MPI_REQUEST_NULL, send->interposed = interposed, send->way = MPIX_ZCOPY_WAY_DATATYPE;
     send->shape.entry = -1;
+    send->call = interposed ? (blocking ? "MPI_Send" : "MPI_Isend") : (blocking ? "MPIX_Send_zcopy" : "MPIX_Isend_zcopy");
     int rc = mpix_zcopy_comm_get(comm, &zc);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -416,6 +417,21 @@ int mpix_zcopy_send_start_interposed(mpix_zcopy_send *send, const void *buf, int
     return start(send, buf, count, datatype, dest, tag, comm, blocking, 1);
 }
 
+/* A look at @send's slot, which its receiver has not ended: every 64th asks (at most
+ * every MPIX_ZCOPY_EXIT_CHECK_SECONDS) whether the receiver still runs, since the slot of
+ * a receiver killed in the middle of the message never changes again. Then an error that
+ * names it. */
+static int receiver_gone(mpix_zcopy_send *send)
+{
+    if (++send->waits % 64 != 0)
+        return MPI_SUCCESS;
+    int world = mpix_zcopy_world_rank(send->zc, send->dest);
+    pid_t pid = world != MPI_UNDEFINED ? send->zc->process->directory[world].pid : 0;
+    if (pid <= 0 || !mpix_zcopy_peer_exit_check(&send->receiver_watch, pid))
+        return MPI_SUCCESS;
+    return mpix_zcopy_peer_exit_error(send->call, send->dest, pid);
+}
+
 int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
 {
     *done = 0;
@@ -430,8 +446,9 @@ int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
     if (send->slot) {
         int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
         if (send->piping == 1 && state == MPIX_ZCOPY_PENDING && send->piped < send->header.bytes) {
+            MPI_Count piped = send->piped;
             mpix_zcopy_pipe_fill(send);
-            return MPI_SUCCESS;
+            return send->piped == piped ? receiver_gone(send) : MPI_SUCCESS;
         }
         if (state == MPIX_ZCOPY_HELP && !send->helped && take_request(send->slot)) {
             help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
@@ -439,7 +456,7 @@ int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
             return MPI_SUCCESS;
         }
         if (state == MPIX_ZCOPY_PENDING || state == MPIX_ZCOPY_HELP || state == MPIX_ZCOPY_HELPING)
-            return MPI_SUCCESS;
+            return receiver_gone(send);
     }
     *done = 1;
     return MPI_SUCCESS;
@@ -487,7 +504,7 @@ int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, i
         state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
     }
     *done = state == MPIX_ZCOPY_DONE || state == MPIX_ZCOPY_ABANDONED;
-    return MPI_SUCCESS;
+    return *done || state == MPIX_ZCOPY_STAGED ? MPI_SUCCESS : receiver_gone(send);
 }
 
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
@@ -510,24 +527,12 @@ int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)
     return rc;
 }
 
-/* Whether the receiver of @send, whose end of the message this process waits for in
- * shared memory, exited (killed) before it ended it: then an error that names it. */
-static int receiver_exited(mpix_zcopy_send *send, mpix_zcopy_peer_watch *watch)
-{
-    int world = mpix_zcopy_world_rank(send->zc, send->dest);
-    pid_t pid = world != MPI_UNDEFINED ? send->zc->process->directory[world].pid : 0;
-    if (pid <= 0 || !mpix_zcopy_peer_exit_check(watch, pid))
-        return MPI_SUCCESS;
-    return mpix_zcopy_peer_exit_error("MPIX_Send_zcopy", send->dest, pid);
-}
-
 /* The receiver ends the message in the slot. The sender polls (mpix_backoff), driving
- * MPI progress now and then for the program's other requests, and asking whether the
- * receiver still runs. A receiver that asks for help gets it first. */
+ * MPI progress now and then for the program's other requests (the test asks whether the
+ * receiver still runs). A receiver that asks for help gets it first. */
 static int send_checked(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     mpix_zcopy_send send;
-    mpix_zcopy_peer_watch watch = { 0 };
     int done = 0, rc = mpix_zcopy_send_start(&send, buf, count, datatype, dest, tag, comm, 1);
     if (!send.zc)
         return rc;
@@ -546,8 +551,6 @@ static int send_checked(const void *buf, int count, MPI_Datatype datatype, int d
              * their own calls. */
             (void)mpix_mpi_progress();
             mpix_zcopy_progress_poke(send.zc->process);
-            if (send.slot && (rc = receiver_exited(&send, &watch)) != MPI_SUCCESS)
-                break;
         }
         mpix_backoff(poll, MPIX_BACKOFF_SPINS);
     }

@@ -609,6 +609,23 @@ int mpix_zcopy_send_raw(mpix_zcopy_comm *zc, const void *buf, int count, MPI_Dat
 int mpix_zcopy_direct(MPI_Comm comm, int count, MPI_Datatype datatype, int peer, int direction, mpix_zcopy_comm **zc,
                       MPI_Count *type_size);
 
+/* ---- peers that exit in the middle of a message (peer_exit.c) ------------------------ */
+
+/* Whether process @pid has exited (a zombie too). Two or three system calls. */
+int mpix_zcopy_peer_exited(pid_t pid);
+/* A wait on a peer's shared memory asks whether the peer exited at most this often. */
+#define MPIX_ZCOPY_EXIT_CHECK_SECONDS 10e-3
+typedef struct mpix_zcopy_peer_watch {
+    double checked_at;   /* 0: not yet */
+} mpix_zcopy_peer_watch;
+/* Called at every turn of a wait on @pid's shared memory: 1 once @pid has exited, asked
+ * every MPIX_ZCOPY_EXIT_CHECK_SECONDS of the wait (the first time after one). */
+int mpix_zcopy_peer_exit_check(mpix_zcopy_peer_watch *watch, pid_t pid);
+/* The error (MPIX_ERRKIND_PEER) of @call whose peer, rank @peer of its communicator and
+ * process @pid, exited in the middle of a message: found by a wait, or a read that failed
+ * with ESRCH. */
+int mpix_zcopy_peer_exit_error(const char *call, int peer, pid_t pid);
+
 /* ---- sends and receives in steps (send.c, recv.c) ---------------------------------- */
 
 /* One send between its start and the receiver having the data: what MPIX_Send_zcopy
@@ -636,6 +653,9 @@ typedef struct mpix_zcopy_send {
     int piping;                   /* packs into its slot's pipe (pipe.c); 2: the receiver took over */
     MPI_Count piped;              /* bytes put in the pipe so far */
     mpix_layout_cursor pipe_cursor;   /* where in the layout the next byte comes from */
+    const char *call;             /* the program's call, for errors */
+    unsigned long waits;          /* looks at a slot the receiver has not ended */
+    mpix_zcopy_peer_watch receiver_watch;   /* whether the receiver still runs */
     /* Last, and left unset by the start, which clears only the members above: the two
      * padded headers are 2 KiB that a small send would otherwise clear on every call.
      * Their padding is cleared where a header travels alone. */
@@ -1025,22 +1045,5 @@ const mpix_zcopy_costs *mpix_zcopy_costs_of(mpix_layout *layout, MPI_Aint gap_li
  * state when its mailbox cannot be mapped). 0 or an errno. */
 int mpix_zcopy_write_remote(pid_t pid, uint64_t address, const void *data, size_t length);
 int mpix_zcopy_read_remote(pid_t pid, uint64_t address, void *data, size_t length);
-
-/* ---- peers that exit in the middle of a message (peer_exit.c) ------------------------ */
-
-/* Whether process @pid has exited (a zombie too). Two or three system calls. */
-int mpix_zcopy_peer_exited(pid_t pid);
-/* A wait on a peer's shared memory asks whether the peer exited at most this often. */
-#define MPIX_ZCOPY_EXIT_CHECK_SECONDS 10e-3
-typedef struct mpix_zcopy_peer_watch {
-    double checked_at;   /* 0: not yet */
-} mpix_zcopy_peer_watch;
-/* Called at every turn of a wait on @pid's shared memory: 1 once @pid has exited, asked
- * every MPIX_ZCOPY_EXIT_CHECK_SECONDS of the wait (the first time after one). */
-int mpix_zcopy_peer_exit_check(mpix_zcopy_peer_watch *watch, pid_t pid);
-/* The error (MPIX_ERRKIND_PEER) of @call whose peer, rank @peer of its communicator and
- * process @pid, exited in the middle of a message: found by a wait, or a read that failed
- * with ESRCH. */
-int mpix_zcopy_peer_exit_error(const char *call, int peer, pid_t pid);
 
 #endif

@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# Usage: peer_killed.sh WHO[,PIPES] LAUNCHER ARGS... -np 2 test_zcopy_peer_killed
+# Usage: peer_killed.sh WHO[,PIPES[,CALLS]] LAUNCHER ARGS... -np 2 test_zcopy_peer_killed
 # Runs the program with WHO (sender or receiver) killed in the middle of a message, under
 # a launcher told to keep the survivor running (MPICH's Hydra: -disable-auto-cleanup;
 # Open MPI: --enable-recovery), zero-copy forced through the kernel, or through the pipe
-# where PIPES is on (default off), and passes when the survivor writes PASS within 60 s:
-# its call returned instead of waiting for ever.
-who=${1%,*}
-pipes=off
-case $1 in *,*) pipes=${1#*,} ;; esac
+# where PIPES is on (default off), by the CALLS the program names (blocking, the default,
+# nonblocking or interposed), and passes when the survivor writes PASS within 60 s: its
+# call returned instead of waiting for ever.
+IFS=, read -r who pipes calls <<EOF
+$1
+EOF
+pipes=${pipes:-off}
+calls=${calls:-blocking}
 shift
 launcher=$1
 shift
@@ -32,7 +35,7 @@ for argument in "$@"; do
     i=$((i + 1))
 done
 MPIX_ZCOPY_PIPES=$pipes MPIX_ZCOPY_METHOD=$method timeout -k 5 60 "$launcher" $keep $launch \
-    sh -c '"$@"; exit $?' sh "$program" "$who" "$verdict" > "$verdict.out" 2>&1
+    sh -c '"$@"; exit $?' sh "$program" "$who" "$verdict" "$calls" > "$verdict.out" 2>&1
 status=$?
 cat "$verdict"
 grep -q 'zcopy peer killed: PASS' "$verdict" && exit 0

@@ -4,11 +4,16 @@
  * the dead process shared (the sender's part of a copy it helped with, the receiver's
  * end of the message). Run by peer_killed.sh under a launcher told to keep the survivor
  * running. Arguments: which dies, "sender" or "receiver" (rank 1 either way: Hydra ends
- * the job when rank 0 is killed, -disable-auto-cleanup or not), and a
+ * the job when rank 0 is killed, -disable-auto-cleanup or not), a
  * file the survivor writes its verdict to (a launcher may drop what a job prints after a
- * rank's death) before it leaves without MPI_Finalize, its peer being gone. */
+ * rank's death) before it leaves without MPI_Finalize, its peer being gone, and the calls
+ * the message goes by: "blocking" (MPIX_Send_zcopy, MPIX_Recv_zcopy: the default),
+ * "nonblocking" (MPIX_Isend_zcopy, MPIX_Irecv_zcopy, then MPI_Wait) or "interposed" (a
+ * program's own MPI_Send and MPI_Recv as libmpix-pmpi.so runs them with MPIX_PMPI=zcopy,
+ * its functions called directly). */
 #include <mpi.h>
 #include <mpix/mpix.h>
+#include "common/interpose.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -46,14 +51,23 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int sender_dies = argc > 1 && !strcmp(argv[1], "sender");
-    if (size != 2 || argc < 3 || (!sender_dies && strcmp(argv[1], "receiver"))) {
+    const char *calls = argc > 3 ? argv[3] : "blocking";
+    int nonblocking = !strcmp(calls, "nonblocking"), interposed = !strcmp(calls, "interposed");
+    if (size != 2 || argc < 3 || (!sender_dies && strcmp(argv[1], "receiver")) ||
+        (!nonblocking && !interposed && strcmp(calls, "blocking"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -np 2 %s sender|receiver VERDICT_FILE\n", argv[0]);
+            fprintf(stderr, "usage: mpirun -np 2 %s sender|receiver VERDICT_FILE [blocking|nonblocking|interposed]\n",
+                    argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    if (interposed && mpix_interpose_zcopy_init(0) != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* A generalized request's error may be raised where MPI keeps no communicator. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Datatype vector;
     MPI_Type_vector(BLOCKS, BLOCK, 2 * BLOCK, MPI_DOUBLE, &vector);
     MPI_Type_commit(&vector);
@@ -85,8 +99,20 @@ int main(int argc, char **argv)
     if (dying && pthread_create(&killer, NULL, kill_me, received) != 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
     double start = now();
-    int rc = rank == receiver ? MPIX_Recv_zcopy(received, 1, vector, sender, 2, comm, MPI_STATUS_IGNORE)
+    int rc;
+    if (nonblocking) {
+        MPI_Request request;
+        rc = rank == receiver ? MPIX_Irecv_zcopy(received, 1, vector, sender, 2, comm, &request)
+                              : MPIX_Isend_zcopy(data, 1, vector, receiver, 2, comm, &request);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else if (interposed) {
+        rc = rank == receiver ? mpix_interpose_zcopy_recv(received, 1, vector, sender, 2, comm, MPI_STATUS_IGNORE)
+                              : mpix_interpose_zcopy_send(data, 1, vector, receiver, 2, comm);
+    } else {
+        rc = rank == receiver ? MPIX_Recv_zcopy(received, 1, vector, sender, 2, comm, MPI_STATUS_IGNORE)
                               : MPIX_Send_zcopy(data, 1, vector, receiver, 2, comm);
+    }
     double seconds = now() - start;
     if (dying)
         for (;;)
@@ -105,8 +131,8 @@ int main(int argc, char **argv)
     FILE *verdict = fopen(argv[2], "w");
     FILE *outputs[] = { stdout, verdict };
     for (int i = 0; i < 2 && outputs[i]; i++) {
-        fprintf(outputs[i], "zcopy peer killed: the %s (rank %d) returned after %.0f ms: %s\n",
-                rank == receiver ? "receiver" : "sender", rank, seconds * 1e3, text);
+        fprintf(outputs[i], "zcopy peer killed: the %s (rank %d, %s calls) returned after %.0f ms: %s\n",
+                rank == receiver ? "receiver" : "sender", rank, calls, seconds * 1e3, text);
         fprintf(outputs[i], "zcopy peer killed: %s\n",
                 pass ? "PASS" : "FAIL (want an error of MPIX_ERRKIND_PEER naming the rank)");
         fflush(outputs[i]);

@@ -337,6 +337,22 @@ int mpix_zcopy_unhelped_copy_loses(mpix_zcopy_process *process, const mpix_layou
     return 1.25 * mpi < kernel;
 }
 
+/* A packed send adds a whole copy to what MPI's datatype path does (the sender's memcpy
+ * of every block before the message leaves); it pays only by sparing the datatype
+ * engine's cost per block, which for blocks of 16 KiB and more is a small part of the
+ * copy. Measured (mpix-bench zcopy, Open MPI 4.1, two hosts): packing and unpacking by
+ * hand ran 2.4-3 times slower than the datatype for vectors of 16-256 KiB blocks and
+ * MILC's 24 KiB rows, and where packing joined the MILC ping-pong's duels its first
+ * packed sends took 2.1-2.7 ms (the pack buffers' first touches) against 0.07-0.1 ms for
+ * the datatype's, in the program's first 20 round trips; faster than the datatype only
+ * for rows of 1-1.6 KiB (NAS MG's y-face, WRF). */
+enum { PACKING_BLOCKS_BELOW = 16 << 10 };
+
+int mpix_zcopy_packing_cannot_pay(const mpix_layout *layout)
+{
+    return layout->nblocks > 0 && layout->bytes >= (MPI_Count)PACKING_BLOCKS_BELOW * layout->nblocks;
+}
+
 /* A pipe moves each byte twice (the sender's memcpy into it, the receiver's out), on two
  * cores at once, and its bytes cross between the cores' caches: on the 2-core test VM
  * (AMD EPYC, CPU family 25) 22-30 GB/s for MILC's face in a throwaway program whose

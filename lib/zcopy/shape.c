@@ -193,7 +193,8 @@ int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_
 }
 
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, int unhelped_loses, mpix_zcopy_shape_ref *ref)
+                               double kernel_ns_per_byte, int unhelped_loses, int large_blocks,
+                               mpix_zcopy_shape_ref *ref)
 {
     ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
@@ -213,6 +214,7 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
     if (kernel_ns_per_byte > 0) {
         process->shapes[at].kernel_ns_per_byte = kernel_ns_per_byte;
         process->shapes[at].unhelped_loses = unhelped_loses;
+        process->shapes[at].large_blocks = large_blocks;
     }
     *ref = (mpix_zcopy_shape_ref){ at, process->shapes[at].generation };
     pthread_mutex_unlock(&shapes_lock);
@@ -289,7 +291,9 @@ static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_e
  * may send the shape only a dozen times (the FFT transpose's table, whose first duels
  * between zero-copy and the datatype, 1.1 times apart, take 16 sends), so a learner that
  * lost zero-copy by CLEAR plans afresh with them at its next send, and one that lost it
- * narrowly at its next period; and once packing lost the first JOINED_LOST_SHAPES such
+ * narrowly at its next period (where its blocks are large, mpix_zcopy_packing_cannot_pay,
+ * it is counted lost without trying: it lost every such layout measured); and once
+ * packing lost the first JOINED_LOST_SHAPES such
  * shapes of a process and won none (MPICH 4.0, whose datatype engine moves such layouts
  * faster than a pack and a message: priced out at the first timed packed send, each
  * costing two packed sends of 2-3 ms where zero-copy takes 0.2), it joins no more.
@@ -305,7 +309,7 @@ static void judge_packing(mpix_zcopy_process *process, mpix_zcopy_shape_entry *e
     won ? process->joined_won++ : process->joined_lost++;
 }
 
-static void let_packing_join(const mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry,
+static void let_packing_join(mpix_zcopy_process *process, mpix_zcopy_shape_entry *entry,
                              mpix_path_learner *learner, unsigned ways)
 {
     if (entry->fragmented || entry->packing_joins || entry->packing_judged || !(ways & MPIX_ZCOPY_WAYS_PACKING) ||
@@ -313,6 +317,10 @@ static void let_packing_join(const mpix_zcopy_process *process, mpix_zcopy_shape
         learner->deferred || learner->period == 0 || !mpix_zcopy_has_way(learner->ways, MPIX_ZCOPY_WAY_ZERO_COPY) ||
         learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0 || learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY)
         return;
+    if (entry->large_blocks) {   /* it would lose (mpix_zcopy_packing_cannot_pay): lost, untried */
+        judge_packing(process, entry, 0);
+        return;
+    }
     entry->packing_joins = 1;
     if (mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_ZERO_COPY))
         learner->phase = 0;

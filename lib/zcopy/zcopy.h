@@ -193,6 +193,7 @@ typedef struct mpix_zcopy_shape_entry {
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
     int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses, where a nonblocking send priced it */
+    int large_blocks;            /* mpix_zcopy_packing_cannot_pay: the packed ways never join */
     int packing_joins;           /* zero-copy lost a decision: the packed ways join its duels */
     int packing_judged;          /* packing joined and was priced out or decided on or against */
     unsigned generation;         /* bumped when the entry is reused */
@@ -402,6 +403,9 @@ int mpix_zcopy_too_fragmented(const mpix_zcopy_comm *zc, mpix_layout *layout);
  * goes by: in a halo exchange a send's time is the exchange's, both ranks' ways
  * together, which no duel of one rank's sends can time (shape.c). */
 int mpix_zcopy_unhelped_copy_loses(mpix_zcopy_process *process, const mpix_layout *layout);
+/* Whether packing @layout's data (a memcpy of every block, then one message) cannot beat
+ * MPI's datatype: its blocks average 16 KiB or more (copy.c). */
+int mpix_zcopy_packing_cannot_pay(const mpix_layout *layout);
 /* The cost model's kernel copy of @layout (the cheaper of direct and staged), in
  * nanoseconds per byte: what orders layouts by how well zero-copy can do. */
 double mpix_zcopy_kernel_ns_per_byte(const mpix_zcopy_comm *zc, mpix_layout *layout);
@@ -424,9 +428,11 @@ int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_
 /* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
  * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @kernel_ns_per_byte:
  * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed; with it,
- * @unhelped_loses: mpix_zcopy_unhelped_copy_loses of the layout (0 where not priced). */
+ * @unhelped_loses: mpix_zcopy_unhelped_copy_loses of the layout (0 where not priced) and
+ * @large_blocks: mpix_zcopy_packing_cannot_pay of the layout. */
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, int unhelped_loses, mpix_zcopy_shape_ref *ref);
+                               double kernel_ns_per_byte, int unhelped_loses, int large_blocks,
+                               mpix_zcopy_shape_ref *ref);
 /* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
  * on its entry among @ways (*@decided: taken without a duel; *@deferred: through MPI
  * because zero-copy waits, a cheaper shape having lost it); MPIX_ZCOPY_WAY_DATATYPE,

@@ -504,7 +504,7 @@ int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, i
         state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
     }
     *done = state == MPIX_ZCOPY_DONE || state == MPIX_ZCOPY_ABANDONED;
-    return *done || state == MPIX_ZCOPY_STAGED ? MPI_SUCCESS : receiver_gone(send);
+    return *done ? MPI_SUCCESS : receiver_gone(send);
 }
 
 int mpix_zcopy_send_end(mpix_zcopy_send *send, int rc)

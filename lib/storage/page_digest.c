@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "page_digest.h"
 #include "mpix_config.h"
+#include "common/clock.h"
 
 #include <mpi.h>
 #include <stdlib.h>
-#include <time.h>
 /* Inline: the digest is most of a sync's CPU time, and the library build of xxHash takes
  * about twice as long per page as the inline one. */
 #define XXH_INLINE_ALL
@@ -93,22 +93,15 @@ static int page_changed(mpix_page_digests *digests, const char *start, long long
     return 1;
 }
 
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 long long mpix_page_digests_changed(mpix_page_digests *digests, const char *start, long long first, long long count,
                                     long long *changed)
 {
     long long found = 0, read = 0;
-    double began = seconds_now();
+    double began = mpix_clock_seconds();
     for (long long i = first; i < first + count && i < digests->pages; i++, read++)
         if (page_changed(digests, start, i))
             changed[found++] = i;
-    digests->pass_seconds += seconds_now() - began;
+    digests->pass_seconds += mpix_clock_seconds() - began;
     digests->pass_pages += read;
     return found;
 }

@@ -3,23 +3,16 @@
 #include "written_pages.h"
 #include "common/hint.h"
 #include "common/self_state.h"
+#include "common/clock.h"
 
 #include <mpi.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Pages stored to per round, and rounds (the cheapest counts: a round the scheduler
  * interrupted is slow). */
 enum { PROBE_PAGES = 64, PROBE_ROUNDS = 3 };
-
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
 
 static int store_fault_create(void **state)
 {
@@ -52,10 +45,10 @@ static int store_fault_create(void **state)
             mpix_written_pages_arm(&tracker, listed, PROBE_PAGES) == 0) {
             double best = -1;
             for (int round = 0; round < PROBE_ROUNDS; round++) {
-                double start = seconds_now();
+                double start = mpix_clock_seconds();
                 for (long long p = 0; p < PROBE_PAGES; p++)
                     ((volatile char *)pages)[p * page] = (char)(round + 2);
-                double took = seconds_now() - start;
+                double took = mpix_clock_seconds() - start;
                 if (best < 0 || took < best)
                     best = took;
                 if (mpix_written_pages_look(&tracker, listed) < 0)

@@ -50,11 +50,11 @@
  * call on a folded unit costs 1.3 us against 2.2 us for 16 in one call). */
 #include "zcopy.h"
 #include "common/pages.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef MADV_COLLAPSE
@@ -126,22 +126,15 @@ static int budget_left(const mpix_zcopy_process *process, const fold_budget *bud
            (budget->deadline == 0 || process->fold_call_seconds == 0 || PMPI_Wtime() < budget->deadline);
 }
 
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);   /* not MPI_Wtime: the folding thread makes no MPI call */
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
-
 void mpix_zcopy_fold_unit(mpix_zcopy_comm *zc, uintptr_t unit, int folded, uint64_t due)
 {
     mpix_zcopy_process *process = zc->process;
     _Atomic uint64_t *entry = entry_of(process, unit);
-    double start = seconds_now();
+    double start = mpix_clock_seconds();
     if (madvise((void *)(unit * MPIX_HUGE_PAGE_BYTES), MPIX_HUGE_PAGE_BYTES, MADV_COLLAPSE) == 0) {
         zc->stats.collapsed_units++;
         if (!folded) {   /* a refold finds the unit folded, mostly, and says nothing of the cost */
-            uint64_t took = (uint64_t)((seconds_now() - start) * 1e9);
+            uint64_t took = (uint64_t)((mpix_clock_seconds() - start) * 1e9);
             uint64_t mean = atomic_load_explicit(&process->fold_ns, memory_order_relaxed);
             atomic_store_explicit(&process->fold_ns, (3 * mean + took) / 4, memory_order_relaxed);
         }

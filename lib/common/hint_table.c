@@ -141,7 +141,8 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
     [MPIX_HINT_ZCOPY_KERNEL_IOVEC_NS] = { "mpix_zcopy_kernel_iovec_ns", "MPIX_ZCOPY_KERNEL_IOVEC_NS", NULL, "zcopy",
                                           TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
                                           "nanoseconds the kernel charges per iovec of a copy between processes, as "
-                                          "nonblocking sends price zero-copy (0: measured by the process)" },
+                                          "nonblocking sends price zero-copy and a new layout's first duel is ordered "
+                                          "(0: measured by the process)" },
     [MPIX_HINT_ZCOPY_PULL_DELAY_US] = { "mpix_zcopy_pull_delay_us", "MPIX_ZCOPY_PULL_DELAY_US", NULL, "zcopy",
                                         TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
                                         "microseconds each zero-copy receive waits before it copies, as on a machine "

@@ -345,9 +345,9 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             mpix_zcopy_shape_remember(process, &shape, 1, 0, 0, 0, &send->shape);
             return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
         }
-        if (by_shape)   /* priced for a nonblocking send only: blocking ones time their ways */
+        if (by_shape)   /* priced: a nonblocking send's first way, a blocking one's first duel (shape.c) */
             mpix_zcopy_shape_remember(process, &shape, 0, mpix_zcopy_kernel_ns_per_byte(zc, send->view.layout),
-                                      !blocking && mpix_zcopy_unhelped_copy_loses(process, send->view.layout),
+                                      mpix_zcopy_unhelped_copy_loses(process, send->view.layout),
                                       mpix_zcopy_packing_cannot_pay(send->view.layout), &send->shape);
         else
             way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);

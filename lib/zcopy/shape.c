@@ -342,6 +342,8 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
         if (fresh && (((ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process)) ||
                       (mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && zero_copy_deferred(process, entry))))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
+        else if (fresh && entry->unhelped_loses)
+            learner->opens_with_datatype = 1;
         way = mpix_zcopy_learner_choose(learner, ways, interposed != 0, timed, decided);
         *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
         if (was_learning && !learner->learning && learner->period > 0) {

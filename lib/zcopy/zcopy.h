@@ -60,6 +60,7 @@ typedef struct mpix_path_learner {
     int duel_start[MPIX_ZCOPY_WAYS];   /* each way's timed sends when the cycle began */
     unsigned ways;               /* the ways the cycle was planned for */
     int decided_period;          /* the last decided cycle's period, 0 before any */
+    int opens_with_datatype;     /* the next duel's first burst is MPI's datatype way (once) */
 } mpix_path_learner;
 
 /* Blocks in type-map order (the order the bytes travel in), adjacent ones merged, with
@@ -192,7 +193,7 @@ typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
     double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
-    int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses, where a nonblocking send priced it */
+    int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses of its layout, at its first send */
     int large_blocks;            /* mpix_zcopy_packing_cannot_pay: the packed ways never join */
     int packing_joins;           /* zero-copy lost a decision: the packed ways join its duels */
     int packing_judged;          /* packing joined and was priced out or decided on or against */

@@ -235,12 +235,13 @@ static int read_header_back(mpix_zcopy_comm *zc, const void *buf, int count, MPI
  * is a live one, reads the message it announces into @buf and answers 1 (as
  * mpix_interposed_inspect). */
 static int deliver_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                          const MPI_Status *status, mpix_zcopy_header *header, int may_ask_help, int *rc,
+                          const MPI_Status *status, mpix_zcopy_header *header, int may_ask_help,
+                          const char *call, int *rc,
                           MPI_Count *bytes)
 {
     if (!mpix_zcopy_header_is_live(zc, status->MPI_SOURCE, header))
         return 0;
-    *rc = mpix_zcopy_receive_header(zc, buf, count, datatype, status->MPI_SOURCE, header, comm, may_ask_help);
+    *rc = mpix_zcopy_receive_header(zc, buf, count, datatype, status->MPI_SOURCE, header, comm, may_ask_help, call);
     *bytes = header->bytes;
     mpix_zcopy_process *process;
     mpix_zcopy_interposed *state = mpix_interposed_state(&process);
@@ -259,13 +260,13 @@ static int header_length(const MPI_Status *status)
 }
 
 int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, const MPI_Status *status,
-                            int may_ask_help, int *rc, MPI_Count *bytes)
+                            int may_ask_help, const char *call, int *rc, MPI_Count *bytes)
 {
     mpix_zcopy_comm *zc;
     mpix_zcopy_header header;
     return header_length(status) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS &&
            read_header_back(zc, buf, count, datatype, &header) == MPI_SUCCESS &&
-           deliver_header(zc, buf, count, datatype, comm, status, &header, may_ask_help, rc, bytes);
+           deliver_header(zc, buf, count, datatype, comm, status, &header, may_ask_help, call, rc, bytes);
 }
 
 int mpix_interposed_status_set(MPI_Status *status, MPI_Count bytes, int count, MPI_Datatype datatype, int rc)
@@ -340,7 +341,8 @@ static int receives_packed(int count, MPI_Datatype datatype, int source, MPI_Com
 }
 
 void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_Status *status, int get_rc, void *buf,
-                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help, int *rc,
+                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help,
+                                    const char *call, int *rc,
                                     MPI_Count *bytes)
 {
     int error_class, cancelled = 0, length;
@@ -357,7 +359,7 @@ void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_
     mpix_zcopy_header header;
     if (header_length(status) && mpix_zcopy_comm_get(comm, &zc) == MPI_SUCCESS) {
         memcpy(&header, packed, sizeof header);
-        if (deliver_header(zc, buf, count, datatype, comm, status, &header, may_ask_help, rc, bytes))
+        if (deliver_header(zc, buf, count, datatype, comm, status, &header, may_ask_help, call, rc, bytes))
             return;
     }
     if ((*rc = PMPI_Get_count(status, MPI_BYTE, &length)) != MPI_SUCCESS)
@@ -387,7 +389,8 @@ static int receive_unpacking(void *buf, int count, MPI_Datatype datatype, int so
     MPI_Status received;
     MPI_Count bytes;
     int recv_rc = PMPI_Recv(packed, capacity, MPI_PACKED, source, tag, comm, &received);
-    mpix_interposed_unpack_arrived(packed, capacity, &received, recv_rc, buf, count, datatype, comm, 1, &rc, &bytes);
+    mpix_interposed_unpack_arrived(packed, capacity, &received, recv_rc, buf, count, datatype, comm, 1, "MPI_Recv", &rc,
+                                   &bytes);
     mpix_scratch_give(&zc->unpacking, packed);
     if (bytes >= 0) {
         int set_rc = mpix_interposed_status_set(&received, bytes, count, datatype, rc);
@@ -411,7 +414,7 @@ MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype dataty
         mpix_interposed_stashed *stashed = mpix_interposed_stash_take(state, source, tag, comm);
         pthread_mutex_unlock(&state->lock);
         if (stashed)
-            return mpix_raise_comm(comm, mpix_interposed_stash_deliver(stashed, buf, count, datatype, status));
+            return mpix_raise_comm(comm, mpix_interposed_stash_deliver(stashed, buf, count, datatype, status, "MPI_Recv"));
     }
     int capacity;
     if (receives_packed(count, datatype, source, comm, &capacity))
@@ -419,7 +422,8 @@ MPIX_API int mpix_interpose_zcopy_recv(void *buf, int count, MPI_Datatype dataty
     MPI_Status received;
     int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, &received), zero_copy_rc;
     MPI_Count bytes;
-    if (rc == MPI_SUCCESS && mpix_interposed_inspect(buf, count, datatype, comm, &received, 1, &zero_copy_rc, &bytes)) {
+    if (rc == MPI_SUCCESS &&
+        mpix_interposed_inspect(buf, count, datatype, comm, &received, 1, "MPI_Recv", &zero_copy_rc, &bytes)) {
         rc = mpix_interposed_status_set(&received, bytes, count, datatype, zero_copy_rc);
         if (rc == MPI_SUCCESS)
             rc = zero_copy_rc;
@@ -457,13 +461,14 @@ static int post_receive(mpix_zcopy_interposed *state, void *buf, int count, MPI_
     if (!entry)
         return MPI_ERR_NO_MEM;
     *entry = (mpix_interposed_receive){ .buf = buf, .count = count, .datatype = datatype, .comm = comm,
-                                        .persistent = persistent, .active = !persistent, .bytes = -1 };
+                                        .persistent = persistent, .active = !persistent, .bytes = -1,
+                                        .call = persistent ? "MPI_Recv_init" : "MPI_Irecv" };
     int rc;
     if (stashed) {
         /* Delivered now, behind a request this library completes. */
         entry->from_stash = 1;
         entry->inspected = 1;
-        rc = mpix_interposed_stash_deliver(stashed, buf, count, datatype, &entry->stash_status);
+        rc = mpix_interposed_stash_deliver(stashed, buf, count, datatype, &entry->stash_status, entry->call);
         entry->rc = rc;
         rc = mpix_empty_request_start(request);
     } else {

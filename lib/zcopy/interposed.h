@@ -21,6 +21,7 @@ typedef struct mpix_interposed_receive {
     int owns_datatype;
     MPI_Comm comm;
     int persistent, active;       /* MPI_Recv_init: started and not yet completed */
+    const char *call;             /* MPI_Irecv or MPI_Recv_init, for errors */
     int inspected;                /* complete in MPI and read (and pulled) already */
     int rc;                       /* the zero-copy read's result */
     MPI_Count bytes;              /* the zero-copy message's length; -1: MPI delivered it */
@@ -84,7 +85,7 @@ void mpix_zcopy_interposed_destroy(mpix_zcopy_process *process);
  * a live zero-copy header, reads the message it announces into @buf and answers 1 with
  * *@rc its result and *@bytes its length; 0 for a message MPI delivered itself. */
 int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, const MPI_Status *status,
-                            int may_ask_help, int *rc, MPI_Count *bytes);
+                            int may_ask_help, const char *call, int *rc, MPI_Count *bytes);
 /* After MPI delivered a message of the program as MPI_PACKED bytes into @packed
  * (@status complete): reads the zero-copy message a header there announces into @buf,
  * else unpacks the bytes into @buf; *@rc the result, *@bytes the message's length (-1
@@ -92,7 +93,8 @@ int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Com
  * answered; a truncated message's first bytes are unpacked too, as MPI would have
  * delivered them, and *@rc is that answer. */
 void mpix_interposed_unpack_arrived(const char *packed, int capacity, const MPI_Status *status, int get_rc, void *buf,
-                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help, int *rc,
+                                    int count, MPI_Datatype datatype, MPI_Comm comm, int may_ask_help,
+                                    const char *call, int *rc,
                                     MPI_Count *bytes);
 /* @status as the program's receive of a zero-copy message of @bytes reports it. */
 int mpix_interposed_status_set(MPI_Status *status, MPI_Count bytes, int count, MPI_Datatype datatype, int rc);
@@ -112,6 +114,6 @@ int mpix_interposed_receive_done(void *buf, int count, MPI_Datatype datatype, co
 mpix_interposed_stashed *mpix_interposed_stash_take(mpix_zcopy_interposed *state, int source, int tag, MPI_Comm comm);
 /* Delivers @stashed into the receive and frees it. */
 int mpix_interposed_stash_deliver(mpix_interposed_stashed *stashed, void *buf, int count, MPI_Datatype datatype,
-                                  MPI_Status *status);
+                                  MPI_Status *status, const char *call);
 
 #endif

@@ -45,7 +45,7 @@ mpix_interposed_stashed *mpix_interposed_stash_take(mpix_zcopy_interposed *state
 }
 
 int mpix_interposed_stash_deliver(mpix_interposed_stashed *stashed, void *buf, int count, MPI_Datatype datatype,
-                                  MPI_Status *status)
+                                  MPI_Status *status, const char *call)
 {
     MPI_Status delivered = stashed->status;
     MPI_Count type_size, bytes = 0;
@@ -54,7 +54,7 @@ int mpix_interposed_stash_deliver(mpix_interposed_stashed *stashed, void *buf, i
         mpix_zcopy_comm *zc;
         if ((rc = mpix_zcopy_comm_get(stashed->comm, &zc)) == MPI_SUCCESS)
             rc = mpix_zcopy_receive_header(zc, buf, count, datatype, delivered.MPI_SOURCE, &stashed->header,
-                                           stashed->comm, 1);
+                                           stashed->comm, 1, call);
         bytes = stashed->header.bytes;
     } else if (rc == MPI_SUCCESS) {
         bytes = stashed->packed_bytes;
@@ -179,7 +179,7 @@ MPIX_API int mpix_interpose_zcopy_iprobe(int source, int tag, MPI_Comm comm, int
 
 /* Gives the program a handle of MPI's own for @stashed (consumed): its data, read, is
  * handed over to this process (mpix_zcopy_handover_give). */
-static int hand_over(mpix_interposed_stashed *stashed, MPI_Message *message, MPI_Status *status)
+static int hand_over(const char *call, mpix_interposed_stashed *stashed, MPI_Message *message, MPI_Status *status)
 {
     MPI_Comm comm = stashed->comm;
     MPI_Count bytes = stashed->is_header ? stashed->header.bytes : stashed->packed_bytes;
@@ -194,7 +194,7 @@ static int hand_over(mpix_interposed_stashed *stashed, MPI_Message *message, MPI
         return rc;
     }
     MPI_Status read;
-    if ((rc = mpix_interposed_stash_deliver(stashed, data, (int)bytes, MPI_BYTE, &read)) != MPI_SUCCESS) {
+    if ((rc = mpix_interposed_stash_deliver(stashed, data, (int)bytes, MPI_BYTE, &read, call)) != MPI_SUCCESS) {
         free(data);
         return rc;
     }
@@ -229,7 +229,7 @@ static int matched_probe(int source, int tag, MPI_Comm comm, int blocking, int *
             return mpix_raise_comm(comm, rc);
     }
     *flag = 1;
-    return mpix_raise_comm(comm, hand_over(stashed, message, status));
+    return mpix_raise_comm(comm, hand_over(blocking ? "MPI_Mprobe" : "MPI_Improbe", stashed, message, status));
 }
 
 MPIX_API int mpix_interpose_zcopy_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)

@@ -53,11 +53,11 @@ static void inspect_receive(mpix_interposed_receive *entry, int may_ask_help)
     MPI_Count bytes;
     if (entry->packed) {
         mpix_interposed_unpack_arrived(entry->packed, entry->capacity, &status, get_rc, entry->buf, entry->count,
-                                       entry->datatype, entry->comm, may_ask_help, &rc, &bytes);
+                                       entry->datatype, entry->comm, may_ask_help, entry->call, &rc, &bytes);
         entry->rc = rc;
         entry->bytes = bytes;   /* -1 where MPI's status tells the length (an error) */
     } else if (get_rc == MPI_SUCCESS && mpix_interposed_inspect(entry->buf, entry->count, entry->datatype, entry->comm,
-                                                                &status, may_ask_help, &rc, &bytes)) {
+                                                                &status, may_ask_help, entry->call, &rc, &bytes)) {
         entry->rc = rc;
         entry->bytes = bytes;
     }

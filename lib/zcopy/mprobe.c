@@ -114,20 +114,20 @@ int mpix_zcopy_handover_give(mpix_zcopy_process *process, char *data, MPI_Count 
 }
 
 /* Reads the kept message @probed (consumed) and hands it over. */
-static int hand_over(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, MPI_Comm comm, MPI_Message *message,
-                     MPI_Status *status)
+static int hand_over(const char *call, mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, MPI_Comm comm,
+                     MPI_Message *message, MPI_Status *status)
 {
     MPI_Count bytes = mpix_zcopy_probed_bytes(probed);
     char *data = bytes > 0 && bytes <= INT32_MAX ? malloc((size_t)bytes) : NULL;
     if (bytes > 0 && !data) {
         free(probed);   /* its sender waits no more for a message nobody can receive */
         return bytes > INT32_MAX
-                   ? mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Mprobe_zcopy: a message of %lld bytes", (long long)bytes)
+                   ? mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: a message of %lld bytes", call, (long long)bytes)
                    : MPI_ERR_NO_MEM;
     }
     int raised;
     MPI_Status read;
-    int rc = mpix_zcopy_probed_deliver(zc, probed, data, (int)bytes, MPI_BYTE, comm, &read, &raised);
+    int rc = mpix_zcopy_probed_deliver(zc, probed, data, (int)bytes, MPI_BYTE, comm, &read, &raised, call);
     if (rc != MPI_SUCCESS) {
         free(data);
         return rc;
@@ -154,7 +154,7 @@ static int matched_probe(const char *call, int source, int tag, MPI_Comm comm, i
     }
     mpix_zcopy_comm *zc;
     if ((rc = mpix_zcopy_comm_get(comm, &zc)) == MPI_SUCCESS)
-        rc = hand_over(zc, taken, comm, message, status);
+        rc = hand_over(call, zc, taken, comm, message, status);
     else
         free(taken);
     return mpix_raise_comm(comm, rc);

@@ -82,7 +82,8 @@ static int read_pipelined(mpix_zcopy_comm *zc, pid_t pid, const mpix_zcopy_layou
 }
 
 int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
-                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along)
+                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along,
+                                const char *call)
 {
     *scratch = (mpix_layout){ .blocks = malloc(ref->nblocks * sizeof(mpix_block)), .nblocks = ref->nblocks,
                               .capacity = ref->nblocks, .bytes = ref->bytes, .costed_gap_limit = -1 };
@@ -95,8 +96,8 @@ int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const 
     if (error) {
         mpix_layout_free(scratch);
         if (error == ESRCH)   /* the sender was killed */
-            return mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", peer, pid);
-        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "zcopy: reading the layout of rank %d (%lld blocks) failed: %s",
+            return mpix_zcopy_peer_exit_error(call, peer, pid);
+        return mpix_error(MPIX_ERRKIND_UNSUPPORTED, "%s: reading the layout of rank %d (%lld blocks) failed: %s", call,
                           peer, (long long)ref->nblocks, strerror(error));
     }
     if (ref->layout_id && (*layout = mpix_zcopy_received_add(zc, peer, ref->layout_id, scratch)))
@@ -107,11 +108,11 @@ int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const 
 }
 
 int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
-                           mpix_layout *scratch, mpix_layout **layout)
+                           mpix_layout *scratch, mpix_layout **layout, const char *call)
 {
     if (mpix_zcopy_peer_layout_find(zc, peer, ref, scratch, layout))
         return MPI_SUCCESS;
-    return mpix_zcopy_peer_layout_read(zc, peer, pid, ref, scratch, layout, NULL);
+    return mpix_zcopy_peer_layout_read(zc, peer, pid, ref, scratch, layout, NULL, call);
 }
 
 void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layout_ref *ref)

@@ -69,7 +69,7 @@ void mpix_zcopy_probed_free(mpix_zcopy_comm *zc)
 }
 
 int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
-                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised)
+                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised, const char *call)
 {
     pthread_mutex_lock(&zc->lock);
     mpix_zcopy_probed *probed = stash_find(zc, source, tag, 1);
@@ -78,14 +78,15 @@ int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *bu
     *raised = 0;
     if (!probed)
         return MPI_SUCCESS;
-    return mpix_zcopy_probed_deliver(zc, probed, buf, count, datatype, comm, status, raised);
+    return mpix_zcopy_probed_deliver(zc, probed, buf, count, datatype, comm, status, raised, call);
 }
 
 int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, mpix_zcopy_probed *probed, void *buf, int count,
-                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised)
+                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised,
+                              const char *call)
 {
     int rc = mpix_zcopy_receive_stashed(zc, &probed->matched, probed->packed, probed->length, probed->raw, buf, count,
-                                        datatype, comm, status, raised);
+                                        datatype, comm, status, raised, call);
     free(probed);
     return rc;
 }

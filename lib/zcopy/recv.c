@@ -109,22 +109,24 @@ static mpix_zcopy_slot *peer_slot(mpix_zcopy_comm *zc, const mpix_zcopy_header *
 }
 
 static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
-                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot);
+                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot,
+                              const char *call);
 
+/* @call: the program's, for errors. */
 static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
-                       int source, const mpix_zcopy_header *header, MPI_Comm comm)
+                       int source, const mpix_zcopy_header *header, MPI_Comm comm, const char *call)
 {
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     int rc = MPI_ERR_TRUNCATE;
     mpix_layout_view local;
     mpix_zcopy_slot *slot = peer_slot(zc, header);
     if (slot && header->nonce)
-        return receive_interposed(zc, buf, count, datatype, capacity, source, header, comm, slot);
+        return receive_interposed(zc, buf, count, datatype, capacity, source, header, comm, slot, call);
     if (!slot)
-        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: the mailbox of rank %d (pid %d, fd %d) cannot be mapped",
+        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "%s: the mailbox of rank %d (pid %d, fd %d) cannot be mapped", call,
                         source, (int)header->pid, (int)header->mailbox_fd);
     else if (header->piped && !mpix_zcopy_pipe_of(slot - header->slot, header->slot))
-        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "MPIX_Recv_zcopy: rank %d piped a message through slot %d, which has no pipe",
+        rc = mpix_error(MPIX_ERRKIND_UNSUPPORTED, "%s: rank %d piped a message through slot %d, which has no pipe", call,
                         source, (int)header->slot);
     else if (header->piped && header->bytes <= capacity &&
              (rc = mpix_layout_view_get(zc, datatype, count, &local)) == MPI_SUCCESS) {
@@ -132,13 +134,13 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
                                                mpix_zcopy_kernel_bytes_per_ns(zc->process), header->pid);
         zc->stats.pulled_piped++;
         if (from < 0)
-            rc = mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, header->pid);
+            rc = mpix_zcopy_peer_exit_error(call, source, header->pid);
         else if (from < header->bytes) {   /* the sender stalled: the rest as a zero-copy receive reads it */
             mpix_layout scratch = { 0 }, *remote = NULL;
             int error = 0;
             zc->stats.pipes_taken_over++;
             mpix_zcopy_comm_enter(zc);
-            rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote);
+            rc = mpix_zcopy_peer_layout(zc, source, header->pid, &header->data, &scratch, &remote, call);
             if (rc == MPI_SUCCESS) {
                 error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, from,
                                         header->bytes - from);
@@ -146,7 +148,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             }
             mpix_zcopy_comm_leave(zc);
             if (rc == MPI_SUCCESS && error)
-                rc = read_failed("MPIX_Recv_zcopy", header->bytes - from, source, header->pid, error);
+                rc = read_failed(call, header->bytes - from, source, header->pid, error);
         }
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
@@ -168,7 +170,7 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, 0, split);
         else {
             mpix_zcopy_copy_along head = { buf, local.layout, split, &error };
-            rc = mpix_zcopy_peer_layout_read(zc, source, header->pid, &header->data, &scratch, &remote, &head);
+            rc = mpix_zcopy_peer_layout_read(zc, source, header->pid, &header->data, &scratch, &remote, &head, call);
         }
         if (split < bytes) {
             /* The sender writes into buf until it answers, whatever happened here. */
@@ -177,13 +179,13 @@ static int receive_rts(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype d
             if (answer == MPIX_ZCOPY_DONE)
                 zc->stats.pulled_shared++;
             else if (answer == SENDER_EXITED && rc == MPI_SUCCESS)
-                rc = mpix_zcopy_peer_exit_error("MPIX_Recv_zcopy", source, header->pid);
+                rc = mpix_zcopy_peer_exit_error(call, source, header->pid);
             else if (rc == MPI_SUCCESS && !error)
                 error = mpix_zcopy_pull(zc, header->pid, header->data.base, remote, buf, local.layout, split,
                                         bytes - split);
         }
         if (rc == MPI_SUCCESS && error)
-            rc = read_failed("MPIX_Recv_zcopy", header->bytes, source, header->pid, error);
+            rc = read_failed(call, header->bytes, source, header->pid, error);
         if (rc == MPI_SUCCESS)
             outcome = MPIX_ZCOPY_DONE;
         mpix_zcopy_peer_layout_release(&scratch, &header->data);
@@ -213,7 +215,8 @@ static int32_t staged_state(mpix_zcopy_slot *slot, pid_t sender)
 /* An interposed message: claimed before it is copied, unless its sender staged it, and
  * then read from the sender's copy. */
 static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, MPI_Count capacity,
-                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot)
+                              int source, const mpix_zcopy_header *header, MPI_Comm comm, mpix_zcopy_slot *slot,
+                              const char *call)
 {
     int32_t state = MPIX_ZCOPY_PENDING;
     if (header->bytes > capacity) {
@@ -221,7 +224,7 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
         if (!atomic_compare_exchange_strong_explicit(&slot->state, &state, MPIX_ZCOPY_CLAIMED, memory_order_acq_rel,
                                                      memory_order_acquire) &&
             staged_state(slot, header->pid) == SENDER_EXITED)
-            return mpix_zcopy_peer_exit_error("MPI_Recv", source, header->pid);
+            return mpix_zcopy_peer_exit_error(call, source, header->pid);
         end_message(slot, header, MPIX_ZCOPY_ABANDONED);
         return MPI_ERR_TRUNCATE;
     }
@@ -229,12 +232,12 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
                                                 memory_order_acquire)) {
         mpix_zcopy_header claimed = *header;
         claimed.nonce = 0;   /* claimed: the ordinary hand-shake from here */
-        return receive_rts(zc, buf, count, datatype, capacity, source, &claimed, comm);
+        return receive_rts(zc, buf, count, datatype, capacity, source, &claimed, comm, call);
     }
     if ((state = staged_state(slot, header->pid)) == SENDER_EXITED)
-        return mpix_zcopy_peer_exit_error("MPI_Recv", source, header->pid);
+        return mpix_zcopy_peer_exit_error(call, source, header->pid);
     if (state != MPIX_ZCOPY_STAGED)
-        return mpix_error(MPIX_ERRKIND_ARGUMENT, "MPI_Recv: the zero-copy message from rank %d was ended (state %d)",
+        return mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: the zero-copy message from rank %d was ended (state %d)", call,
                           source, (int)state);
     mpix_layout_view local;
     int rc = mpix_layout_view_get(zc, datatype, count, &local);
@@ -248,7 +251,7 @@ static int receive_interposed(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
     int error = mpix_zcopy_pull(zc, header->pid, slot->staged_address, &staged, buf, local.layout, 0, header->bytes);
     mpix_layout_view_release(&local);
     end_message(slot, header, error ? MPIX_ZCOPY_ABANDONED : MPIX_ZCOPY_DONE);
-    return error ? read_failed("MPI_Recv", header->bytes, source, header->pid, error) : MPI_SUCCESS;
+    return error ? read_failed(call, header->bytes, source, header->pid, error) : MPI_SUCCESS;
 }
 
 void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header *header, int rc)
@@ -258,7 +261,7 @@ void mpix_zcopy_receive_end_inline(mpix_zcopy_comm *zc, const mpix_zcopy_header 
 }
 
 int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
-                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help)
+                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help, const char *call)
 {
     MPI_Count type_size;
     int rc = PMPI_Type_size_x(datatype, &type_size);
@@ -266,7 +269,7 @@ int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Dat
         return rc;
     mpix_zcopy_header offered = *header;
     offered.help_offered = header->help_offered && may_ask_help;
-    return receive_rts(zc, buf, count, datatype, type_size * count, source, &offered, comm);
+    return receive_rts(zc, buf, count, datatype, type_size * count, source, &offered, comm, call);
 }
 
 int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header)
@@ -367,9 +370,8 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
     int length = receiving->length;
     if (rc == MPI_SUCCESS && (length != MPIX_ZCOPY_LONE_HEADER_BYTES || header->magic != MPIX_ZCOPY_MAGIC))
         rc = mpix_error(MPIX_ERRKIND_ARGUMENT,
-                        "MPIX_Recv_zcopy: the message from rank %d with tag %d (%d bytes) was not sent by "
-                        "MPIX_Send_zcopy",
-                        matched->MPI_SOURCE, matched->MPI_TAG, length);
+                        "%s: the message from rank %d with tag %d (%d bytes) was not sent by MPIX_Send_zcopy",
+                        receiving->call, matched->MPI_SOURCE, matched->MPI_TAG, length);
     for (int again = rc == MPI_SUCCESS; again;) {
         again = 0;
         mpix_zcopy_receive_learn(zc, matched->MPI_SOURCE, header);
@@ -392,10 +394,10 @@ static int receive_finish(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, 
             mpix_zcopy_receive_end_inline(zc, header, rc);
             break;
         case MPIX_ZCOPY_RTS:
-            rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm);
+            rc = receive_rts(zc, buf, count, datatype, capacity, matched->MPI_SOURCE, header, comm, receiving->call);
             break;
         default:
-            rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "MPIX_Recv_zcopy: message kind %u from rank %d is unknown",
+            rc = mpix_error(MPIX_ERRKIND_ARGUMENT, "%s: message kind %u from rank %d is unknown", receiving->call,
                             header->kind, matched->MPI_SOURCE);
         }
     }
@@ -440,10 +442,10 @@ static int unpack_raw(const char *data, int length, const MPI_Status *matched, v
 
 int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
                                int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                               MPI_Status *status, int *raised)
+                               MPI_Status *status, int *raised, const char *call)
 {
     mpix_zcopy_receiving receiving = { .matched = *matched, .pending = MPI_REQUEST_NULL, .length = length,
-                                       .data_bytes = -1 };
+                                       .data_bytes = -1, .call = call };
     *raised = 0;
     int rc = PMPI_Type_size_x(datatype, &receiving.type_size);
     if (rc != MPI_SUCCESS)
@@ -608,7 +610,7 @@ static int receive_direct(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatyp
         return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     int is_header;
     mpix_zcopy_receiving receiving = { .pending = MPI_REQUEST_NULL, .type_size = type_size, .data_bytes = -1,
-                                       .source = source, .tag = tag };
+                                       .source = source, .tag = tag, .call = "MPIX_Recv_zcopy" };
     if (!zc->settings.receives_in_place && type_size * count > MPIX_ZCOPY_RAW_MAX) {
         MPI_Message message;
         MPI_Status matched;
@@ -652,7 +654,8 @@ static int receive_checked(void *buf, int count, MPI_Datatype datatype, int sour
     mpix_zcopy_wait_earlier_receives(zc, source, tag);
     if (mpix_zcopy_probed_waiting(zc)) {
         int taken;
-        rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, raised);
+        rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, raised,
+                                       "MPIX_Recv_zcopy");
         if (taken)
             return rc;
     }
@@ -680,7 +683,8 @@ MPIX_API int MPIX_Recv_zcopy(void *buf, int count, MPI_Datatype datatype, int so
                 (rc = PMPI_Recv(buf, count, datatype, MPI_PROC_NULL, tag, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
                 return rc;
             int taken;
-            rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, &raised);
+            rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm, status, &taken, &raised,
+                                           "MPIX_Recv_zcopy");
             if (taken)
                 return raised ? rc : mpix_raise_comm(comm, rc);
         }

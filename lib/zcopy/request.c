@@ -664,6 +664,7 @@ static int irecv_checked(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype
     request->tag = tag;
     request->inbound.pending = MPI_REQUEST_NULL;
     request->inbound.data_bytes = -1;
+    request->inbound.call = "MPIX_Irecv_zcopy";
     request->inbound.source = source;
     request->inbound.tag = tag;
     request->inbound.in_place = zc->settings.receives_in_place;
@@ -763,7 +764,7 @@ MPIX_API int MPIX_Irecv_zcopy(void *buf, int count, MPI_Datatype datatype, int s
     if (mpix_zcopy_probed_waiting(zc)) {
         /* A message a probe received: taken now, its error (a truncation) MPI_Wait's. */
         int taken, raised, received_rc = mpix_zcopy_probed_receive(zc, source, tag, buf, count, datatype, comm,
-                                                                    &received, &taken, &raised);
+                                                                    &received, &taken, &raised, "MPIX_Irecv_zcopy");
         if (taken)
             return mpix_raise_comm(comm, mpix_zcopy_irecv_complete(request, &received, received_rc));
     }

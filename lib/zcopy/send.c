@@ -21,13 +21,13 @@
  * that lets the receiver attach to this process but not the other way) hands the part
  * back to the receiver, and this peer gets no more offers. */
 static void help_receiver(mpix_zcopy_comm *zc, int dest, const void *buf, const mpix_layout *mine,
-                          mpix_zcopy_slot *slot, MPI_Count bytes)
+                          mpix_zcopy_slot *slot, MPI_Count bytes, const char *call)
 {
     mpix_layout scratch, *theirs;
     int32_t outcome = MPIX_ZCOPY_ABANDONED;
     pid_t pid = slot->receiver_pid;
     mpix_zcopy_comm_enter(zc);
-    if (mpix_zcopy_peer_layout(zc, dest, pid, &slot->receiver, &scratch, &theirs) == MPI_SUCCESS) {
+    if (mpix_zcopy_peer_layout(zc, dest, pid, &slot->receiver, &scratch, &theirs, call) == MPI_SUCCESS) {
         int error = zc->process->attach == MPIX_ZCOPY_ATTACH_REFUSE_PUSH
                         ? EPERM
                         : mpix_zcopy_push(pid, slot->receiver.base, theirs, buf, mine, slot->split,
@@ -451,7 +451,8 @@ int mpix_zcopy_send_test(mpix_zcopy_send *send, int *done)
             return send->piped == piped ? receiver_gone(send) : MPI_SUCCESS;
         }
         if (state == MPIX_ZCOPY_HELP && !send->helped && take_request(send->slot)) {
-            help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
+            help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes,
+                          send->call);
             send->helped = 1;
             return MPI_SUCCESS;
         }
@@ -486,7 +487,7 @@ int mpix_zcopy_send_test_interposed(mpix_zcopy_send *send, double stage_after, i
         return MPI_SUCCESS;
     int32_t state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
     if (state == MPIX_ZCOPY_HELP && !send->helped && take_request(send->slot)) {
-        help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes);
+        help_receiver(send->zc, send->dest, send->buf, send->view.layout, send->slot, send->header.bytes, send->call);
         send->helped = 1;
         state = atomic_load_explicit(&send->slot->state, memory_order_acquire);
     }

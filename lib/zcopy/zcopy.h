@@ -720,6 +720,7 @@ typedef struct mpix_zcopy_receiving {
     int length, fits;
     int raised;            /* the error returned came from MPI's own call on the communicator,
                               whose handler MPI ran: mpix does not run it again */
+    const char *call;      /* the program's call, for errors */
 } mpix_zcopy_receiving;
 int mpix_zcopy_receive_landed(mpix_zcopy_comm *zc, mpix_zcopy_receiving *receiving, int received,
                               const MPI_Status *completed, void *buf, int count, MPI_Datatype datatype,
@@ -751,7 +752,7 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
  * where two processes each receiving the other's message would wait for each other's
  * help. */
 int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
-                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help);
+                              const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help, const char *call);
 /* What a receiver does with a header before its data: answer a sender that asks whether
  * this process can read its memory (rank @source of @zc's communicator). */
 void mpix_zcopy_receive_learn(mpix_zcopy_comm *zc, int source, const mpix_zcopy_header *header);
@@ -772,7 +773,7 @@ static inline int mpix_zcopy_probed_waiting(mpix_zcopy_comm *zc)
  * *@raised as receive_finish sets it. The caller has checked the call as MPI_Recv would
  * (the datatype, the tag): a call MPI rejects must leave the message kept. */
 int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
-                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised);
+                              MPI_Comm comm, MPI_Status *status, int *taken, int *raised, const char *call);
 /* Frees the messages no receive took (with their communicator's state). */
 void mpix_zcopy_probed_free(mpix_zcopy_comm *zc);
 /* The probe of MPIX_Probe_zcopy (@blocking) and MPIX_Iprobe_zcopy (@call names it in
@@ -784,7 +785,8 @@ int mpix_zcopy_probe(const char *call, int source, int tag, MPI_Comm comm, int b
 /* Receives the kept message @probed into @buf as mpix_zcopy_probed_receive does, and
  * frees it. */
 int mpix_zcopy_probed_deliver(mpix_zcopy_comm *zc, struct mpix_zcopy_probed *probed, void *buf, int count,
-                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised);
+                              MPI_Datatype datatype, MPI_Comm comm, MPI_Status *status, int *raised,
+                              const char *call);
 /* The data's length of the kept message @probed, as its probe reported it. */
 MPI_Count mpix_zcopy_probed_bytes(const struct mpix_zcopy_probed *probed);
 /* Hands a matched message's @data (@bytes of it, malloc'ed; consumed) to the program
@@ -808,7 +810,7 @@ int mpix_zcopy_irecv_complete(MPI_Request *handle, const MPI_Status *status, int
  * it would (recv.c). */
 int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
                                int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
-                               MPI_Status *status, int *raised);
+                               MPI_Status *status, int *raised, const char *call);
 /* Waits until no nonblocking receive posted before could take a message from @source
  * with @tag (mpix_zcopy_requests_overlap), making MPI's progress meanwhile (request.c). */
 void mpix_zcopy_wait_earlier_receives(mpix_zcopy_comm *zc, int source, int tag);
@@ -937,9 +939,10 @@ MPI_Count mpix_zcopy_pipe_drain(mpix_zcopy_slot *mailbox, int slot, char *buf, c
 
 /* A peer's layout named by @ref: inline, agreed by a global id, remembered under
  * (@peer, id), or read from process @pid (and then remembered). When it is used once
- * only it lands in @scratch; mpix_zcopy_peer_layout_release frees that. */
+ * only it lands in @scratch; mpix_zcopy_peer_layout_release frees that. @call: the
+ * program's, which an error names (a peer gone: MPIX_ERRKIND_PEER). */
 int mpix_zcopy_peer_layout(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
-                           mpix_layout *scratch, mpix_layout **layout);
+                           mpix_layout *scratch, mpix_layout **layout, const char *call);
 
 /* The same in two steps: _find answers 1 with a layout known without reading (0 if it
  * must be read); _read reads it, and with @along copies the head of the message while
@@ -953,7 +956,8 @@ typedef struct mpix_zcopy_copy_along {
 int mpix_zcopy_peer_layout_find(mpix_zcopy_comm *zc, int peer, const mpix_zcopy_layout_ref *ref,
                                 mpix_layout *scratch, mpix_layout **layout);
 int mpix_zcopy_peer_layout_read(mpix_zcopy_comm *zc, int peer, pid_t pid, const mpix_zcopy_layout_ref *ref,
-                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along);
+                                mpix_layout *scratch, mpix_layout **layout, const mpix_zcopy_copy_along *along,
+                                const char *call);
 void mpix_zcopy_peer_layout_release(mpix_layout *scratch, const mpix_zcopy_layout_ref *ref);
 
 /* Fills @ref for this process's @view of @buf. */

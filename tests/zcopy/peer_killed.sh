@@ -5,7 +5,7 @@
 # a launcher told to keep the survivor running (MPICH's Hydra: -disable-auto-cleanup;
 # Open MPI: --enable-recovery), zero-copy forced through the kernel, or through the pipe
 # where PIPES is on (default off), by the CALLS the program names (blocking, the default,
-# nonblocking or interposed), and passes when the survivor writes PASS within 60 s: its
+# nonblocking, interposed or interposed_nonblocking), and passes when the survivor writes PASS within 60 s: its
 # call returned instead of waiting for ever.
 IFS=, read -r who pipes calls <<EOF
 $1

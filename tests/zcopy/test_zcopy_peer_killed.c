@@ -8,9 +8,10 @@
  * file the survivor writes its verdict to (a launcher may drop what a job prints after a
  * rank's death) before it leaves without MPI_Finalize, its peer being gone, and the calls
  * the message goes by: "blocking" (MPIX_Send_zcopy, MPIX_Recv_zcopy: the default),
- * "nonblocking" (MPIX_Isend_zcopy, MPIX_Irecv_zcopy, then MPI_Wait) or "interposed" (a
+ * "nonblocking" (MPIX_Isend_zcopy, MPIX_Irecv_zcopy, then MPI_Wait), "interposed" (a
  * program's own MPI_Send and MPI_Recv as libmpix-pmpi.so runs them with MPIX_PMPI=zcopy,
- * its functions called directly). */
+ * its functions called directly) or "interposed_nonblocking" (its MPI_Isend, MPI_Irecv
+ * and MPI_Wait so). */
 #include <mpi.h>
 #include <mpix/mpix.h>
 #include "common/interpose.h"
@@ -52,11 +53,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int sender_dies = argc > 1 && !strcmp(argv[1], "sender");
     const char *calls = argc > 3 ? argv[3] : "blocking";
-    int nonblocking = !strcmp(calls, "nonblocking"), interposed = !strcmp(calls, "interposed");
+    int nonblocking = !strcmp(calls, "nonblocking"), interposed_nonblocking = !strcmp(calls, "interposed_nonblocking");
+    int interposed = interposed_nonblocking || !strcmp(calls, "interposed");
     if (size != 2 || argc < 3 || (!sender_dies && strcmp(argv[1], "receiver")) ||
         (!nonblocking && !interposed && strcmp(calls, "blocking"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: mpirun -np 2 %s sender|receiver VERDICT_FILE [blocking|nonblocking|interposed]\n",
+            fprintf(stderr,
+                    "usage: mpirun -np 2 %s sender|receiver VERDICT_FILE "
+                    "[blocking|nonblocking|interposed|interposed_nonblocking]\n",
                     argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -106,6 +110,12 @@ int main(int argc, char **argv)
                               : MPIX_Isend_zcopy(data, 1, vector, receiver, 2, comm, &request);
         if (rc == MPI_SUCCESS)
             rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else if (interposed_nonblocking) {
+        MPI_Request request;
+        rc = rank == receiver ? mpix_interpose_zcopy_irecv(received, 1, vector, sender, 2, comm, &request)
+                              : mpix_interpose_zcopy_isend(data, 1, vector, receiver, 2, comm, &request);
+        if (rc == MPI_SUCCESS)
+            rc = mpix_interpose_zcopy_wait(&request, MPI_STATUS_IGNORE);
     } else if (interposed) {
         rc = rank == receiver ? mpix_interpose_zcopy_recv(received, 1, vector, sender, 2, comm, MPI_STATUS_IGNORE)
                               : mpix_interpose_zcopy_send(data, 1, vector, receiver, 2, comm);
@@ -126,15 +136,24 @@ int main(int argc, char **argv)
     MPIX_Query_error_class(MPIX_ERRKIND_PEER, &peer_class);
     char named[32];
     snprintf(named, sizeof named, "rank %d", 1 - rank);
+    /* The error names the call the program made, whose wait found the peer gone. */
+    const char *call = rank == receiver ? (interposed_nonblocking ? "MPI_Irecv: "
+                                           : interposed          ? "MPI_Recv: "
+                                           : nonblocking         ? "MPIX_Irecv_zcopy: "
+                                                                 : "MPIX_Recv_zcopy: ")
+                                        : (interposed_nonblocking ? "MPI_Isend: "
+                                           : interposed          ? "MPI_Send: "
+                                           : nonblocking         ? "MPIX_Isend_zcopy: "
+                                                                 : "MPIX_Send_zcopy: ");
     /* Done before the kill landed is no hang either. */
-    int pass = rc == MPI_SUCCESS || (error_class == peer_class && strstr(text, named));
+    int pass = rc == MPI_SUCCESS || (error_class == peer_class && strstr(text, named) && strstr(text, call));
     FILE *verdict = fopen(argv[2], "w");
     FILE *outputs[] = { stdout, verdict };
     for (int i = 0; i < 2 && outputs[i]; i++) {
         fprintf(outputs[i], "zcopy peer killed: the %s (rank %d, %s calls) returned after %.0f ms: %s\n",
                 rank == receiver ? "receiver" : "sender", rank, calls, seconds * 1e3, text);
         fprintf(outputs[i], "zcopy peer killed: %s\n",
-                pass ? "PASS" : "FAIL (want an error of MPIX_ERRKIND_PEER naming the rank)");
+                pass ? "PASS" : "FAIL (want an error of MPIX_ERRKIND_PEER naming the call and the rank)");
         fflush(outputs[i]);
     }
     _exit(verdict && fclose(verdict) == 0 && pass ? 0 : 1);

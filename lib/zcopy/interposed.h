@@ -83,7 +83,8 @@ void mpix_zcopy_interposed_destroy(mpix_zcopy_process *process);
 
 /* After MPI delivered a message of the program into @buf (@status complete): when it is
  * a live zero-copy header, reads the message it announces into @buf and answers 1 with
- * *@rc its result and *@bytes its length; 0 for a message MPI delivered itself. */
+ * *@rc its result and *@bytes its length; 0 for a message MPI delivered itself. @call:
+ * the program's receive, which an error names. */
 int mpix_interposed_inspect(void *buf, int count, MPI_Datatype datatype, MPI_Comm comm, const MPI_Status *status,
                             int may_ask_help, const char *call, int *rc, MPI_Count *bytes);
 /* After MPI delivered a message of the program as MPI_PACKED bytes into @packed
@@ -112,7 +113,7 @@ int mpix_interposed_receive_done(void *buf, int count, MPI_Datatype datatype, co
 /* A stashed message that a receive (@source, @tag on @comm) matches, taken off the
  * stash (the caller holds the lock); NULL when none. */
 mpix_interposed_stashed *mpix_interposed_stash_take(mpix_zcopy_interposed *state, int source, int tag, MPI_Comm comm);
-/* Delivers @stashed into the receive and frees it. */
+/* Delivers @stashed into the receive (the program's @call) and frees it. */
 int mpix_interposed_stash_deliver(mpix_interposed_stashed *stashed, void *buf, int count, MPI_Datatype datatype,
                                   MPI_Status *status, const char *call);
 

@@ -750,7 +750,7 @@ int mpix_zcopy_header_is_live(mpix_zcopy_comm *zc, int source, const mpix_zcopy_
  * MPI_ERR_TRUNCATE when it is longer than @count elements of @datatype. @may_ask_help:
  * whether to ask a sender that offered to copy a part: not from inside a send's wait,
  * where two processes each receiving the other's message would wait for each other's
- * help. */
+ * help. @call: the program's receive (MPI_Recv, MPI_Irecv, ...), which an error names. */
 int mpix_zcopy_receive_header(mpix_zcopy_comm *zc, void *buf, int count, MPI_Datatype datatype, int source,
                               const mpix_zcopy_header *header, MPI_Comm comm, int may_ask_help, const char *call);
 /* What a receiver does with a header before its data: answer a sender that asks whether
@@ -771,7 +771,8 @@ static inline int mpix_zcopy_probed_waiting(mpix_zcopy_comm *zc)
 /* Takes the oldest message a probe received that matches @source and @tag (wildcards
  * allowed) into @buf, as a receive of @count of @datatype would (*@taken 0: none there).
  * *@raised as receive_finish sets it. The caller has checked the call as MPI_Recv would
- * (the datatype, the tag): a call MPI rejects must leave the message kept. */
+ * (the datatype, the tag): a call MPI rejects must leave the message kept. @call: the
+ * program's, which an error names. */
 int mpix_zcopy_probed_receive(mpix_zcopy_comm *zc, int source, int tag, void *buf, int count, MPI_Datatype datatype,
                               MPI_Comm comm, MPI_Status *status, int *taken, int *raised, const char *call);
 /* Frees the messages no receive took (with their communicator's state). */
@@ -807,7 +808,7 @@ void mpix_zcopy_handover_destroy(mpix_zcopy_process *process);
 int mpix_zcopy_irecv_complete(MPI_Request *handle, const MPI_Status *status, int error);
 /* Receives a message that a probe received as MPI_PACKED (@packed, @length bytes, its
  * envelope in @matched; @raw: it has no header) into @buf, as a receive that had matched
- * it would (recv.c). */
+ * it would (recv.c); errors name @call. */
 int mpix_zcopy_receive_stashed(mpix_zcopy_comm *zc, const MPI_Status *matched, const char *packed, int length,
                                int raw, void *buf, int count, MPI_Datatype datatype, MPI_Comm comm,
                                MPI_Status *status, int *raised, const char *call);

@@ -329,7 +329,7 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
         if (!found && (rc = mpix_layout_cached(datatype, &cached)) == MPI_SUCCESS && !cached &&
             (rc = mpix_type_evidently_fragmented(datatype, &evident)) == MPI_SUCCESS && evident) {
             found = fragmented = 1;
-            mpix_zcopy_shape_remember(process, &shape, 1, 0, 0, 0, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, NULL, &send->shape);
         }
         if (rc != MPI_SUCCESS)
             return rc;
@@ -342,14 +342,16 @@ static int start(mpix_zcopy_send *send, const void *buf, int count, MPI_Datatype
             return rc;
         send->has_view = 1;
         if (by_shape && mpix_zcopy_too_fragmented(zc, send->view.layout)) {
-            mpix_zcopy_shape_remember(process, &shape, 1, 0, 0, 0, &send->shape);
+            mpix_zcopy_shape_remember(process, &shape, 1, NULL, &send->shape);
             return send_fragmented(send, buf, count, datatype, tag, blocking, ways, 0);
         }
-        if (by_shape)   /* priced: a nonblocking send's first way, a blocking one's first duel (shape.c) */
-            mpix_zcopy_shape_remember(process, &shape, 0, mpix_zcopy_kernel_ns_per_byte(zc, send->view.layout),
-                                      mpix_zcopy_unhelped_copy_loses(process, send->view.layout),
-                                      mpix_zcopy_packing_cannot_pay(send->view.layout), &send->shape);
-        else
+        if (by_shape) {   /* priced: a nonblocking send's first way, a blocking one's first duel (shape.c) */
+            mpix_layout *layout = send->view.layout;
+            mpix_zcopy_prices prices = { mpix_zcopy_kernel_ns_per_byte(zc, layout),
+                                         mpix_zcopy_unhelped_copy_loses(process, layout),
+                                         mpix_zcopy_packing_cannot_pay(layout), mpix_zcopy_pipes_pay(zc, layout) };
+            mpix_zcopy_shape_remember(process, &shape, 0, &prices, &send->shape);
+        } else
             way = mpix_zcopy_choose_path(zc, &send->view, ways, &send->timed);
     }
     /* A shape whose sends go through MPI needs no layout (and no content key): only a

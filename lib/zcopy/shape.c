@@ -193,8 +193,7 @@ int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_
 }
 
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, int unhelped_loses, int large_blocks,
-                               mpix_zcopy_shape_ref *ref)
+                               const mpix_zcopy_prices *prices, mpix_zcopy_shape_ref *ref)
 {
     ref->entry = -1;
     if (shape->combiner == MPI_COMBINER_NAMED)
@@ -211,11 +210,8 @@ void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shap
             process->shape_count++;
     }
     process->shapes[at].fragmented |= fragmented;
-    if (kernel_ns_per_byte > 0) {
-        process->shapes[at].kernel_ns_per_byte = kernel_ns_per_byte;
-        process->shapes[at].unhelped_loses = unhelped_loses;
-        process->shapes[at].large_blocks = large_blocks;
-    }
+    if (prices && prices->kernel_ns_per_byte > 0)
+        process->shapes[at].prices = *prices;
     *ref = (mpix_zcopy_shape_ref){ at, process->shapes[at].generation };
     pthread_mutex_unlock(&shapes_lock);
 }
@@ -256,24 +252,36 @@ static int packing_deferred(const mpix_zcopy_process *process)
  * charges per block, MPI's datatype engine far less. So a new shape priced at least as
  * high as the cheapest lost one (and above the costliest won one) defers zero-copy by
  * DEFERRED_SENDS sends through MPI with the datatype, after which its duels take it in
- * as ever: a wrong guess costs the speed of those sends only. Under shapes_lock. */
+ * as ever: a wrong guess costs the speed of those sends only.
+ *
+ * The price is the kernel's, so a win through pipes (two memcpys, where
+ * mpix_zcopy_pipes_pay) does not count as the kernel's: where pipes pay, small blocks
+ * win through them at prices far above the kernel's losses (mpix-bench zcopy on a
+ * 2-core VM whose kernel copied at 12 GB/s: WRF's halo and NAS MG's y-face won piped at
+ * 0.12 and 0.155 ns a byte), and counted as the kernel's wins they let every
+ * large-block layout duel again (the FFT transpose's 8 MiB subarray, 0.060 ns a byte,
+ * after vectors of 256 KiB blocks had lost at 0.059: its first zero-copy sends
+ * 0.6-0.8 ms, once 6-11 ms, against 0.3 ms through MPI). A loss counts whichever way
+ * zero-copy went: a deferral costs at most the speed of DEFERRED_SENDS sends. Under
+ * shapes_lock. */
 static int zero_copy_deferred(const mpix_zcopy_process *process, const mpix_zcopy_shape_entry *entry)
 {
-    double price = entry->kernel_ns_per_byte;
+    double price = entry->prices.kernel_ns_per_byte;
     return price > 0 && process->zero_copy_lost_at > 0 && price >= process->zero_copy_lost_at &&
            price > process->zero_copy_won_at;
 }
 
-/* What a learner decided between zero-copy and the datatype tells of the shape's price. */
+/* What a learner decided between zero-copy and the datatype tells of the shape's price
+ * (a win only where its zero-copy sends were the kernel's). */
 static void note_zero_copy(mpix_zcopy_process *process, const mpix_zcopy_shape_entry *entry,
                            const mpix_path_learner *learner)
 {
-    double price = entry->kernel_ns_per_byte;
+    double price = entry->prices.kernel_ns_per_byte;
     if (price <= 0 || !mpix_zcopy_has_way(learner->ways, MPIX_ZCOPY_WAY_ZERO_COPY) ||
         learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0)
         return;
     if (learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY) {
-        if (price > process->zero_copy_won_at)
+        if (!entry->prices.pipes && price > process->zero_copy_won_at)
             process->zero_copy_won_at = price;
     } else if (mpix_zcopy_learner_lost(learner, MPIX_ZCOPY_WAY_ZERO_COPY) &&
                (process->zero_copy_lost_at == 0 || price < process->zero_copy_lost_at))
@@ -317,7 +325,7 @@ static void let_packing_join(mpix_zcopy_process *process, mpix_zcopy_shape_entry
         learner->deferred || learner->period == 0 || !mpix_zcopy_has_way(learner->ways, MPIX_ZCOPY_WAY_ZERO_COPY) ||
         learner->samples[MPIX_ZCOPY_WAY_ZERO_COPY].count == 0 || learner->taken == MPIX_ZCOPY_WAY_ZERO_COPY)
         return;
-    if (entry->large_blocks) {   /* it would lose (mpix_zcopy_packing_cannot_pay): lost, untried */
+    if (entry->prices.large_blocks) {   /* it would lose (mpix_zcopy_packing_cannot_pay): lost, untried */
         judge_packing(process, entry, 0);
         return;
     }
@@ -342,7 +350,7 @@ int mpix_zcopy_shape_way(mpix_zcopy_process *process, const mpix_zcopy_shape_ref
         if (fresh && (((ways & MPIX_ZCOPY_WAYS_PACKING) && packing_deferred(process)) ||
                       (mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY) && zero_copy_deferred(process, entry))))
             mpix_zcopy_learner_defer(learner, MPIX_ZCOPY_WAY_DATATYPE, DEFERRED_SENDS);
-        else if (fresh && entry->unhelped_loses)
+        else if (fresh && entry->prices.unhelped_loses)
             learner->opens_with_datatype = 1;
         way = mpix_zcopy_learner_choose(learner, ways, interposed != 0, timed, decided);
         *deferred = learner->deferred && mpix_zcopy_has_way(ways, MPIX_ZCOPY_WAY_ZERO_COPY);
@@ -379,7 +387,7 @@ int mpix_zcopy_shape_peek(mpix_zcopy_process *process, const mpix_zcopy_shape_re
         } else if (zero_copy && zero_copy_deferred(process, entry)) {
             way = MPIX_ZCOPY_WAY_DATATYPE;
             *deferred = 1;
-        } else if (zero_copy && entry->unhelped_loses) {
+        } else if (zero_copy && entry->prices.unhelped_loses) {
             way = MPIX_ZCOPY_WAY_DATATYPE;
             *priced = 1;
         }

@@ -189,12 +189,18 @@ typedef struct mpix_type_shape {
 enum { MPIX_ZCOPY_SHAPES = 64 };   /* shapes remembered, each with its learner */
 
 /* A shape a sender has sent (shape.c). */
+/* What a layout's first send priced it at (send.c), for its shape's learner (shape.c). */
+typedef struct mpix_zcopy_prices {
+    double kernel_ns_per_byte;   /* mpix_zcopy_kernel_ns_per_byte: its kernel copy, per byte */
+    int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses */
+    int large_blocks;            /* mpix_zcopy_packing_cannot_pay: the packed ways never join */
+    int pipes;                   /* mpix_zcopy_pipes_pay: its zero-copy sends go through pipes */
+} mpix_zcopy_prices;
+
 typedef struct mpix_zcopy_shape_entry {
     mpix_type_shape shape;
     int fragmented;              /* too fragmented for kernel copies: MPI's ways only */
-    double kernel_ns_per_byte;   /* the cost model's kernel copy of its layout, per byte */
-    int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses of its layout, at its first send */
-    int large_blocks;            /* mpix_zcopy_packing_cannot_pay: the packed ways never join */
+    mpix_zcopy_prices prices;    /* at its first send; zero where not priced (fragmented) */
     int packing_joins;           /* zero-copy lost a decision: the packed ways join its duels */
     int packing_judged;          /* packing joined and was priced out or decided on or against */
     unsigned generation;         /* bumped when the entry is reused */
@@ -427,13 +433,10 @@ int mpix_zcopy_shape_find(mpix_zcopy_process *process, const mpix_type_shape *sh
  * go packed for good: its learner decided MPIX_ZCOPY_WAY_PACKED. */
 int mpix_zcopy_shape_sends_packed(mpix_zcopy_process *process, const mpix_zcopy_shape_ref *ref, int interposed);
 /* Adds the shape (or marks it @fragmented), evicting the oldest entry beyond
- * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @kernel_ns_per_byte:
- * mpix_zcopy_kernel_ns_per_byte of its layout, 0 where not computed; with it,
- * @unhelped_loses: mpix_zcopy_unhelped_copy_loses of the layout (0 where not priced) and
- * @large_blocks: mpix_zcopy_packing_cannot_pay of the layout. */
+ * MPIX_ZCOPY_SHAPES; *@ref names its entry (-1 for a named type). @prices: its layout's,
+ * NULL where not computed. */
 void mpix_zcopy_shape_remember(mpix_zcopy_process *process, const mpix_type_shape *shape, int fragmented,
-                               double kernel_ns_per_byte, int unhelped_loses, int large_blocks,
-                               mpix_zcopy_shape_ref *ref);
+                               const mpix_zcopy_prices *prices, mpix_zcopy_shape_ref *ref);
 /* The way of a send of the shape @ref names (@interposed: a program's own send), learnt
  * on its entry among @ways (*@decided: taken without a duel; *@deferred: through MPI
  * because zero-copy waits, a cheaper shape having lost it); MPIX_ZCOPY_WAY_DATATYPE,

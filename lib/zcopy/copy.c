@@ -318,13 +318,18 @@ static void measure_rates(mpix_zcopy_process *process)
     process->kernel_bytes_per_ns = bytes_per_ns;
 }
 
-/* The process's rates, measured by the first caller; written once, under the lock, and
- * read after it by every caller. */
+/* The process's rates, measured by the first caller under the lock and published by
+ * rates_known: every blocking send that may pipe asks (mpix_zcopy_pipes_pay), so the
+ * others read the flag alone. */
 static void rates_measured(mpix_zcopy_process *process)
 {
+    if (atomic_load_explicit(&process->rates_known, memory_order_acquire))
+        return;
     pthread_mutex_lock(&rates_lock);
-    if (process->kernel_bytes_per_ns == 0)
+    if (!atomic_load_explicit(&process->rates_known, memory_order_relaxed)) {
         measure_rates(process);
+        atomic_store_explicit(&process->rates_known, 1, memory_order_release);
+    }
     pthread_mutex_unlock(&rates_lock);
 }
 

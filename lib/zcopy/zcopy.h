@@ -264,6 +264,7 @@ typedef struct mpix_zcopy_process {
      * sets the first. */
     double kernel_iovec_ns, kernel_bytes_per_ns;
     double memcpy_bytes_per_ns;              /* copy.c: a memcpy's, measured with them */
+    _Atomic int rates_known;                 /* copy.c: set (release) once the three above are */
     _Atomic double pipes_resume_at;          /* pipe.c: no pipes before this MPI_Wtime (a receiver
                                                 took a message over from this process) */
     double pull_delay_seconds;               /* MPIX_ZCOPY_PULL_DELAY_US (testing) */

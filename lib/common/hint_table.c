@@ -143,6 +143,11 @@ static const mpix_hint_spec hint_table[MPIX_HINT_COUNT] = {
                                           "nanoseconds the kernel charges per iovec of a copy between processes, as "
                                           "nonblocking sends price zero-copy and a new layout's first duel is ordered "
                                           "(0: measured by the process)" },
+    [MPIX_HINT_ZCOPY_MPI_BYTES_PER_NS] = { "mpix_zcopy_mpi_bytes_per_ns", "MPIX_ZCOPY_MPI_BYTES_PER_NS", NULL,
+                                           "zcopy", TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
+                                           "bytes a nanosecond MPI's two copies of a message are priced at, as "
+                                           "nonblocking sends price zero-copy and a new layout's first duel is "
+                                           "ordered (0: from the copy rates the process measures)" },
     [MPIX_HINT_ZCOPY_PULL_DELAY_US] = { "mpix_zcopy_pull_delay_us", "MPIX_ZCOPY_PULL_DELAY_US", NULL, "zcopy",
                                         TESTING, MPIX_HINT_TYPE_INTEGER, NULL, 0, 1000000, "0",
                                         "microseconds each zero-copy receive waits before it copies, as on a machine "

@@ -333,19 +333,47 @@ static void rates_measured(mpix_zcopy_process *process)
     pthread_mutex_unlock(&rates_lock);
 }
 
-/* MPI's two copies are priced at the kernel's rate per byte: both copy memory the cache
- * does not hold (a memcpy of 64 KiB measured in cache ran 4.5 times faster than MPI's
- * copies do: MILC's halo moved 5 bytes/ns through two of them on the test VM), plus its
- * datatype engine's cost per block. So the kernel's copy loses when the average block is
- * below about (iovec_ns - 1.25 MPI_BLOCK_NS) * bytes_per_ns / 1.5 bytes: near 2 KiB on
- * the test VM, where MILC's 24 KiB blocks win by 1.8x and NAS MG's 1 KiB ones lose by
- * 2.5x. */
+/* MPI's two copies of a message, per byte: at the kernel's rate (both copy memory the
+ * cache does not hold: a memcpy of 64 KiB measured in cache ran 4.5 times faster than
+ * MPI's copies on the development VM, where MILC's halo moved 5 bytes/ns through two of
+ * them), or at the measured memcpy's rate over MPI_COPIES_OVER_MEMCPY, whichever is
+ * faster. The second holds where the kernel's copies between processes are slow: on a
+ * 2-core VM of an AMD EPYC (CPU family 26) whose kernel copied at 12-13 B/ns and memcpy
+ * at 110-130, Open MPI's datatype path moved MILC's 768 KiB face in 19.7 us and 8 MiB in
+ * 281 us (28-40 B/ns, a quarter of memcpy's rate) against the kernel's 61.7 and 666;
+ * priced at the kernel's rate, MPI looked five times slower than that, and the
+ * nonblocking halos of MILC and of the FFT transpose went zero-copy at 0.48-0.55x of
+ * MPI's. MPICH 4.0's path moved the same in 105 and 1996 us there (7.5 and 4.2 B/ns,
+ * 16 and 28 times below memcpy's rate: the kernel's rate is about right for it). Where
+ * memcpy is slow next to the kernel (an Intel host: memcpy 19-26 B/ns, the kernel 11-15)
+ * the kernel's rate stands for both. MPIX_ZCOPY_MPI_BYTES_PER_NS (testing) sets the
+ * rate. */
+#if MPIX_MPI_IS_MPICH
+enum { MPI_COPIES_OVER_MEMCPY = 16 };
+#else
+enum { MPI_COPIES_OVER_MEMCPY = 4 };
+#endif
+
+static double mpi_ns_per_byte(const mpix_zcopy_process *process)
+{
+    if (process->mpi_bytes_per_ns > 0)
+        return 1.0 / process->mpi_bytes_per_ns;
+    double at_kernel_rate = 2.0 / process->kernel_bytes_per_ns;
+    if (process->memcpy_bytes_per_ns <= 0)
+        return at_kernel_rate;
+    double at_memcpy_rate = MPI_COPIES_OVER_MEMCPY / process->memcpy_bytes_per_ns;
+    return at_memcpy_rate < at_kernel_rate ? at_memcpy_rate : at_kernel_rate;
+}
+
+/* The kernel's copy loses when it costs 1.25 times MPI's: with the kernel's rate for
+ * MPI, when the average block is below about (iovec_ns - 1.25 MPI_BLOCK_NS) *
+ * bytes_per_ns / 1.5 bytes (near 2 KiB on the development VM, where MILC's 24 KiB blocks
+ * win by 1.8x and NAS MG's 1 KiB ones lose by 2.5x). */
 int mpix_zcopy_unhelped_copy_loses(mpix_zcopy_process *process, const mpix_layout *layout)
 {
     rates_measured(process);
-    double bytes_ns = layout->bytes / process->kernel_bytes_per_ns;
-    double kernel = layout->nblocks * process->kernel_iovec_ns + bytes_ns;
-    double mpi = 2.0 * bytes_ns + layout->nblocks * MPI_BLOCK_NS;
+    double kernel = layout->nblocks * process->kernel_iovec_ns + layout->bytes / process->kernel_bytes_per_ns;
+    double mpi = layout->bytes * mpi_ns_per_byte(process) + layout->nblocks * MPI_BLOCK_NS;
     return 1.25 * mpi < kernel;
 }
 

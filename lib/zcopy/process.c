@@ -138,7 +138,8 @@ static int process_create(void **state)
         free(process);
         return MPI_ERR_NO_MEM;
     }
-    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0, kernel_iovec_ns = 0, pull_delay_us = 0;
+    long long node_ranks = 0, slots_in_use = 0, fold_sight = 0, fold_call_us = 0, kernel_iovec_ns = 0, pull_delay_us = 0,
+              mpi_bytes_per_ns = 0;
     int ptracer = 0, rc = read_settings(&process->settings);
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_bool(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PTRACER, &ptracer);
@@ -160,6 +161,9 @@ static int process_create(void **state)
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_KERNEL_IOVEC_NS, &kernel_iovec_ns);
     process->kernel_iovec_ns = (double)kernel_iovec_ns;
+    if (rc == MPI_SUCCESS)
+        rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_MPI_BYTES_PER_NS, &mpi_bytes_per_ns);
+    process->mpi_bytes_per_ns = (double)mpi_bytes_per_ns;
     if (rc == MPI_SUCCESS)
         rc = mpix_hint_integer(MPI_INFO_NULL, MPIX_HINT_ZCOPY_PULL_DELAY_US, &pull_delay_us);
     process->pull_delay_seconds = (double)pull_delay_us * 1e-6;

@@ -194,7 +194,7 @@ typedef struct mpix_zcopy_prices {
     double kernel_ns_per_byte;   /* mpix_zcopy_kernel_ns_per_byte: its kernel copy, per byte */
     int unhelped_loses;          /* mpix_zcopy_unhelped_copy_loses */
     int large_blocks;            /* mpix_zcopy_packing_cannot_pay: the packed ways never join */
-    int pipes;                   /* mpix_zcopy_pipes_pay: its zero-copy sends go through pipes */
+    int pipes;                   /* mpix_zcopy_pipes_pay: its blocking zero-copy sends pipe */
 } mpix_zcopy_prices;
 
 typedef struct mpix_zcopy_shape_entry {
@@ -264,6 +264,7 @@ typedef struct mpix_zcopy_process {
      * sets the first. */
     double kernel_iovec_ns, kernel_bytes_per_ns;
     double memcpy_bytes_per_ns;              /* copy.c: a memcpy's, measured with them */
+    double mpi_bytes_per_ns;                 /* MPIX_ZCOPY_MPI_BYTES_PER_NS (testing), 0: priced from those */
     _Atomic int rates_known;                 /* copy.c: set (release) once the three above are */
     _Atomic double pipes_resume_at;          /* pipe.c: no pipes before this MPI_Wtime (a receiver
                                                 took a message over from this process) */

@@ -260,8 +260,8 @@ static int packing_deferred(const mpix_zcopy_process *process)
  * 2-core VM whose kernel copied at 12 GB/s: WRF's halo and NAS MG's y-face won piped at
  * 0.12 and 0.155 ns a byte), and counted as the kernel's wins they let every
  * large-block layout duel again (the FFT transpose's 8 MiB subarray, 0.060 ns a byte,
- * after vectors of 256 KiB blocks had lost at 0.059: its first zero-copy sends
- * 0.6-0.8 ms, once 6-11 ms, against 0.3 ms through MPI). A loss counts whichever way
+ * after vectors of 256 KiB blocks had lost at 0.059: its zero-copy sends 0.6-1.0 ms,
+ * in one run of four 6-11 ms, against 0.3 ms through MPI). A loss counts whichever way
  * zero-copy went: a deferral costs at most the speed of DEFERRED_SENDS sends. Under
  * shapes_lock. */
 static int zero_copy_deferred(const mpix_zcopy_process *process, const mpix_zcopy_shape_entry *entry)

@@ -298,9 +298,10 @@ static pthread_mutex_t rates_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void measure_rates(mpix_zcopy_process *process)
 {
-    char *from = malloc(RATE_BYTES + RATE_WINDOW_BYTES), *to = from + RATE_BYTES;
+    char *from = malloc(RATE_BYTES + RATE_WINDOW_BYTES);
     double iovec_ns = IOV_NS, bytes_per_ns = CMA_BYTES_PER_NS;
     if (from) {
+        char *to = from + RATE_BYTES;   /* the window, after the run in the same block */
         memset(from, 1, RATE_BYTES + RATE_WINDOW_BYTES);
         double iovecs = best_of_runs(read_iovecs, from, to), run = best_of_runs(read_run, from, to);
         double copied = best_of_runs(copy_run, from, to);
